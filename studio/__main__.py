@@ -1,0 +1,5 @@
+import sys
+
+from studio.cli import main
+
+sys.exit(main())

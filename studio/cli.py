@@ -1,0 +1,289 @@
+"""`omnivoice-desktop`: headless commands (synth, download).
+
+A mistake the user can fix prints one sentence and exits with status 2; an
+unexpected failure prints one sentence pointing at the log file and exits 1.
+Nothing is ever left half-written at an output path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from studio import __version__
+from studio.engine.errors import UserError
+
+log = logging.getLogger("studio.cli")
+
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg")
+ACCEL_CHOICES = ("off", "compile", "flashinfer", "flashinfer-graph")
+
+
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="omnivoice-desktop",
+        description="OmniVoice Desktop: clone and design voices with OmniVoice, locally.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command")
+
+    synth = commands.add_parser("synth", help="render speech to an audio file")
+    synth.add_argument("--model", help="checkpoint folder or Hugging Face repo id (default k2-fsa/OmniVoice)")
+    what = synth.add_mutually_exclusive_group(required=True)
+    what.add_argument("--text", help="the text to speak")
+    what.add_argument("--text-file", type=Path, help="read the text from a UTF-8 file")
+    synth.add_argument("--lang", help="language id or name (e.g. en, English); default: language-agnostic")
+    synth.add_argument("--instruct", help='voice design, e.g. "female, low pitch, british accent"')
+    synth.add_argument("--ref", type=Path, help="reference clip to clone (WAV, FLAC, OGG, ...)")
+    synth.add_argument("--ref-text", help="transcript of the reference clip (omit to auto-transcribe)")
+    synth.add_argument("--prompt", type=Path, help="a saved voice prompt (.pt) to clone")
+    synth.add_argument("--save-prompt", type=Path, help="save the encoded reference as a voice prompt")
+    synth.add_argument("--asr-model", default=None, help="Whisper model for auto-transcription")
+    synth.add_argument("--steps", type=_positive_int, default=32, help="decoding steps (default 32)")
+    synth.add_argument("--guidance", type=float, default=2.0, help="classifier-free guidance scale")
+    synth.add_argument("--t-shift", type=float, default=0.1, help="time-step shift of the schedule")
+    synth.add_argument("--layer-penalty", type=float, default=5.0, help="codebook layer penalty")
+    synth.add_argument("--position-temperature", type=float, default=5.0)
+    synth.add_argument("--class-temperature", type=float, default=0.0)
+    synth.add_argument("--speed", type=float, help="speaking speed factor (>1 faster)")
+    synth.add_argument("--duration", type=float, help="exact output duration in seconds (overrides --speed)")
+    synth.add_argument("--seed", type=int, help="random seed (default: a fresh one, reported)")
+    synth.add_argument("--no-denoise", action="store_true", help="leave out the denoise token")
+    synth.add_argument("--no-preprocess", action="store_true", help="do not trim the reference clip")
+    synth.add_argument("--no-postprocess", action="store_true", help="do not trim silence from the output")
+    synth.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
+    synth.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"))
+    synth.add_argument("--accel", default="off", choices=ACCEL_CHOICES, help="acceleration path")
+    synth.add_argument("--out", type=Path, required=True, help="output audio file (.wav, .flac or .ogg)")
+    synth.add_argument("--tokens-out", type=Path, help="also save the audio tokens (torch.save)")
+    synth.add_argument("--json", action="store_true", help="print one JSON line with the result")
+    synth.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    download = commands.add_parser("download", help="download the model into the Hugging Face cache")
+    download.add_argument("repo", nargs="?", default=None, help="repo id (default k2-fsa/OmniVoice)")
+    return parser
+
+
+def _read_text(args) -> str:
+    if args.text is not None:
+        return args.text
+    try:
+        return args.text_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"The text file {args.text_file} does not exist.") from None
+    except UnicodeDecodeError:
+        raise UserError(f"The text file {args.text_file} is not UTF-8 text; save it as UTF-8.") from None
+    except OSError as exc:
+        raise UserError(f"The text file {args.text_file} cannot be read ({exc.strerror}).") from None
+
+
+def _check_output(path: Path, suffixes: tuple[str, ...], what: str) -> None:
+    if path.suffix.lower() not in suffixes:
+        raise UserError(f"The {what} {path} must end in {', '.join(suffixes)}.")
+    if not path.parent.is_dir():
+        raise UserError(f"The folder {path.parent} for the {what} does not exist; create it first.")
+
+
+def _save_tokens(path: Path, tokens) -> None:
+    import torch
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            torch.save([t.to(torch.long).contiguous() for t in tokens], handle)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class _ProgressBar:
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def __call__(self, p) -> None:
+        if not self.enabled:
+            return
+        filled = int(30 * p.step / p.steps)
+        chunk = f" chunk {p.chunk}/{p.chunks}" if p.chunks > 1 else ""
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] step {p.step}/{p.steps}{chunk} ")
+        if p.step == p.steps and p.chunk == p.chunks:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def run_synth(args) -> dict:
+    from studio.engine.audio import write_audio_atomic
+    from studio.engine.decode import DecodeOptions
+    from studio.engine.engine import (
+        Engine,
+        GenerationOptions,
+        SynthesisItem,
+        precision_name,
+    )
+    from studio.engine.prompt import VoicePrompt
+
+    # Cheap checks first, so a typo never waits for a model load.
+    text = _read_text(args)
+    if not text.strip():
+        raise UserError("The text is empty; type what the voice should say.")
+    _check_output(args.out, AUDIO_SUFFIXES, "output file")
+    if args.tokens_out:
+        _check_output(args.tokens_out, (".pt",), "tokens file")
+    if args.save_prompt:
+        _check_output(args.save_prompt, (".pt",), "prompt file")
+        if args.ref is None:
+            raise UserError("--save-prompt needs a reference clip (--ref) to encode.")
+    if args.prompt and args.ref:
+        raise UserError("Give either --prompt or --ref, not both.")
+    if args.ref is not None and not args.ref.is_file():
+        raise UserError(f"The reference clip {args.ref} does not exist.")
+
+    warnings: list[str] = []
+
+    def warn(message: str) -> None:
+        warnings.append(message)
+        print(f"warning: {message}", file=sys.stderr)
+
+    engine = Engine.load(args.model, device=args.device, precision=args.precision)
+    started = time.perf_counter()
+    prompt, source = None, "none"
+    if args.prompt:
+        prompt, source = VoicePrompt.load(args.prompt, engine.info.audio.codebooks), "file"
+    elif args.ref:
+        transcribe = None
+        if args.ref_text is None or not args.ref_text.strip():
+            from studio.engine.asr import DEFAULT_ASR_MODEL, Transcriber
+
+            transcribe = Transcriber(args.asr_model or DEFAULT_ASR_MODEL, str(engine.device))
+        prompt = engine.create_prompt(
+            args.ref, args.ref_text, preprocess=not args.no_preprocess, transcribe=transcribe, warn=warn
+        )
+        source = "encoded"
+        if args.save_prompt:
+            prompt.save(args.save_prompt)
+
+    options = GenerationOptions(
+        decode=DecodeOptions(
+            num_step=args.steps,
+            guidance_scale=args.guidance,
+            t_shift=args.t_shift,
+            layer_penalty=args.layer_penalty,
+            position_temperature=args.position_temperature,
+            class_temperature=args.class_temperature,
+        ),
+        denoise=not args.no_denoise,
+        postprocess=not args.no_postprocess,
+    )
+    item = SynthesisItem(
+        text=text,
+        language=args.lang,
+        instruct=args.instruct,
+        prompt=prompt,
+        speed=args.speed,
+        duration=args.duration,
+        seed=args.seed,
+    )
+    show = not args.quiet and sys.stderr.isatty()
+    [result] = engine.synthesize([item], options, on_progress=_ProgressBar(show), warn=warn)
+    seconds = time.perf_counter() - started
+    write_audio_atomic(args.out, result.audio, result.sample_rate)
+    if args.tokens_out:
+        _save_tokens(args.tokens_out, result.tokens)
+    audio_seconds = result.audio.shape[-1] / result.sample_rate
+    fallback = None
+    if args.accel != "off":
+        fallback = f"{args.accel}: not available in this version, rendered on the standard path"
+        warn(fallback)
+    return {
+        "out": str(args.out),
+        "seconds": round(seconds, 4),
+        "audio_seconds": round(audio_seconds, 4),
+        "rtf": round(seconds / audio_seconds, 4) if audio_seconds else None,
+        "device": str(engine.device),
+        "precision": precision_name(engine.dtype),
+        "steps": args.steps,
+        "seed": result.seed,
+        "accel_requested": args.accel,
+        "accel_active": "off",
+        "fallback_reason": fallback,
+        "prompt_source": source,
+        "chunks": len(result.tokens),
+        "warnings": warnings,
+    }
+
+
+def run_download(args) -> None:
+    from studio.engine.checkpoint import DEFAULT_REPO, LICENSE_NOTICE, download_checkpoint
+
+    repo = args.repo or DEFAULT_REPO
+    print(LICENSE_NOTICE, file=sys.stderr)
+    print(f"Downloading {repo} ...", file=sys.stderr)
+    path = download_checkpoint(repo)
+    print(f"Done: {path}", file=sys.stderr)
+
+
+def _setup_logging() -> Path | None:
+    from studio.paths import log_file
+
+    path = log_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:
+        return None
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    logfile = _setup_logging()
+    try:
+        if args.command == "synth":
+            summary = run_synth(args)
+            if args.json:
+                print(json.dumps(summary, ensure_ascii=False))
+            else:
+                print(f"Wrote {summary['out']} ({summary['audio_seconds']:.2f} s of audio "
+                      f"in {summary['seconds']:.2f} s, seed {summary['seed']}).", file=sys.stderr)
+        elif args.command == "download":
+            run_download(args)
+        return 0
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        if getattr(args, "json", False):
+            print(json.dumps({"error": str(exc)}, ensure_ascii=False))
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted; nothing was written.", file=sys.stderr)
+        return 130
+    except Exception:
+        log.exception("unexpected failure")
+        where = f"; details are in {logfile}" if logfile else ""
+        print(f"error: an unexpected internal error stopped the render{where}.", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""Finding, checking, downloading and loading the official OmniVoice checkpoint.
+
+A checkpoint is a folder in the official layout (``config.json``,
+``model.safetensors``, the Qwen2 tokenizer files and ``audio_tokenizer/`` with
+the HiggsAudioV2 codec) or a Hugging Face repo id resolved through the hub
+cache. Everything is checked before any weights are read, and every problem is
+one sentence naming the file and what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from studio.engine.errors import UserError
+from studio.engine.model import AudioSpec, OmniVoiceNet
+
+log = logging.getLogger(__name__)
+
+DEFAULT_REPO = "k2-fsa/OmniVoice"
+
+LICENSE_NOTICE = (
+    "The OmniVoice weights (k2-fsa/OmniVoice) are released under CC BY-NC 4.0: "
+    "non-commercial use only, with attribution.\n"
+    "The bundled audio codec (HiggsAudioV2 tokenizer, by Boson AI) is under its own "
+    "Boson Higgs Audio community license.\n"
+    "Read both on the model page before you use the audio you make."
+)
+
+TOKENIZER_FILES = ("tokenizer_config.json",)
+TOKENIZER_VOCAB = (("tokenizer.json",), ("vocab.json", "merges.txt"))
+CODEC_FILES = ("config.json", "model.safetensors", "preprocessor_config.json")
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    """What the config files promise, checked before the weights are read."""
+
+    root: Path
+    llm_config: dict
+    audio: AudioSpec
+    codebook_weights: tuple[float, ...]
+    sample_rate: int
+    hop_length: int
+    frame_rate: int
+
+
+def _read_json(path: Path, fix: str) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"The checkpoint is missing {path}; {fix}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise UserError(f"{path} is damaged (not valid JSON); {fix}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path} does not hold a configuration object; {fix}")
+    return data
+
+
+def _refetch_hint(root: Path) -> str:
+    return (
+        f"download the checkpoint again (omnivoice-desktop download) or point --model at a "
+        f"complete copy of {root.name}."
+    )
+
+
+def inspect_checkpoint(root: str | Path) -> CheckpointInfo:
+    """Check a local checkpoint folder without loading any weights."""
+    root = Path(root)
+    if not root.is_dir():
+        raise UserError(f"The model folder {root} does not exist; pass a checkpoint folder or a repo id.")
+    fix = _refetch_hint(root)
+    config = _read_json(root / "config.json", fix)
+    if config.get("model_type") != "omnivoice":
+        raise UserError(
+            f"{root / 'config.json'} describes a {config.get('model_type')!r} model, not OmniVoice; "
+            "point --model at an OmniVoice checkpoint."
+        )
+    llm = config.get("llm_config")
+    if not isinstance(llm, dict) or llm.get("model_type") != "qwen3":
+        raise UserError(f"{root / 'config.json'} has no Qwen3 llm_config; {fix}")
+    codebooks = int(config.get("num_audio_codebook", 8))
+    vocab = int(config.get("audio_vocab_size", 1025))
+    mask_id = int(config.get("audio_mask_id", 1024))
+    if mask_id != vocab - 1:
+        raise UserError(f"{root / 'config.json'} has an audio mask id {mask_id} outside the audio vocab; {fix}")
+    if int(llm.get("vocab_size", 0)) <= mask_id:
+        # Padding columns carry the mask id through the text table.
+        raise UserError(f"{root / 'config.json'} has a text vocab too small for this model; {fix}")
+    if not (root / "model.safetensors").is_file():
+        raise UserError(f"The checkpoint is missing {root / 'model.safetensors'}; {fix}")
+    missing = [name for name in TOKENIZER_FILES if not (root / name).is_file()]
+    if missing or not any(all((root / n).is_file() for n in group) for group in TOKENIZER_VOCAB):
+        raise UserError(f"The checkpoint in {root} is missing its text tokenizer files; {fix}")
+    codec_dir = root / "audio_tokenizer"
+    for name in CODEC_FILES:
+        if not (codec_dir / name).is_file():
+            raise UserError(f"The checkpoint is missing {codec_dir / name}; {fix}")
+    codec = _read_json(codec_dir / "config.json", fix)
+    sample_rate = int(codec.get("sample_rate", 24000))
+    acoustic = codec.get("acoustic_model_config") or {}
+    hop = math.prod(acoustic.get("downsampling_ratios", [8, 5, 4, 2]))
+    frame_rate = math.ceil(sample_rate / hop)
+    codebook_size = int(codec.get("codebook_size", 1024))
+    bandwidths = codec.get("target_bandwidths", [0.5, 1, 1.5, 2, 4])
+    quantizers = int(1000 * bandwidths[-1] // (frame_rate * math.ceil(math.log2(codebook_size))))
+    if quantizers != codebooks or codebook_size != mask_id:
+        raise UserError(
+            f"The audio codec in {codec_dir} gives {quantizers} codebooks of {codebook_size}, but the "
+            f"model expects {codebooks} of {mask_id}; {fix}"
+        )
+    weights = config.get("audio_codebook_weights") or [8, 8, 6, 6, 4, 4, 2, 2]
+    return CheckpointInfo(
+        root=root,
+        llm_config=llm,
+        audio=AudioSpec(vocab_size=vocab, mask_id=mask_id, codebooks=codebooks),
+        codebook_weights=tuple(float(w) for w in weights),
+        sample_rate=sample_rate,
+        hop_length=hop,
+        frame_rate=frame_rate,
+    )
+
+
+def resolve_checkpoint(source: str | Path | None) -> Path:
+    """A local folder as is; a repo id through the hub cache, never downloading."""
+    source = str(source or DEFAULT_REPO)
+    path = Path(source).expanduser()
+    if path.exists() or source.startswith((".", "/", "~")) or source.count("/") != 1:
+        return path
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return Path(snapshot_download(source, local_files_only=True))
+    except LocalEntryNotFoundError:
+        raise UserError(
+            f"The model {source} is not downloaded yet; run `omnivoice-desktop download {source}` "
+            "while online, or pass --model with a local checkpoint folder."
+        ) from None
+
+
+def download_checkpoint(repo: str = DEFAULT_REPO) -> Path:
+    """Fetch a repo into the hub cache with progress bars; resumes partial downloads."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
+
+    try:
+        return Path(snapshot_download(repo))
+    except RepositoryNotFoundError:
+        raise UserError(f"There is no model {repo} on the Hugging Face hub; check the repo id.") from None
+    except (HfHubHTTPError, OSError) as exc:
+        log.info("download of %s failed: %r", repo, exc)
+        raise UserError(
+            f"Cannot download {repo} from the Hugging Face hub ({type(exc).__name__}); check your "
+            "connection and run the download again, it resumes where it stopped."
+        ) from None
+
+
+def _read_weights(path: Path, fix: str) -> dict[str, torch.Tensor]:
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    try:
+        return load_file(path, device="cpu")
+    except (SafetensorError, OSError, ValueError) as exc:
+        log.info("reading %s failed: %r", path, exc)
+        raise UserError(f"{path} is damaged or incomplete; {fix}") from None
+
+
+def build_network(info: CheckpointInfo, device: torch.device, dtype: torch.dtype) -> OmniVoiceNet:
+    """Create the network on ``device`` and fill it from ``model.safetensors``."""
+    from transformers import Qwen3Config
+    from transformers.models.qwen3.modeling_qwen3 import Qwen3RotaryEmbedding
+
+    llm_config = Qwen3Config.from_dict({k: v for k, v in info.llm_config.items() if k != "model_type"})
+    llm_config._attn_implementation = "sdpa"
+    fix = _refetch_hint(info.root)
+    state = _read_weights(info.root / "model.safetensors", fix)
+    # Build without random init (meta tensors), then adopt the checkpoint's tensors.
+    with torch.device("meta"):
+        net = OmniVoiceNet(llm_config, info.audio)
+    expected = dict(net.state_dict())
+    state.setdefault("codebook_layer_offsets", torch.arange(info.audio.codebooks) * info.audio.vocab_size)
+    missing = sorted(set(expected) - set(state))
+    wrong = [k for k in expected if k in state and tuple(state[k].shape) != tuple(expected[k].shape)]
+    if missing or wrong:
+        what = f"lacks {missing[0]}" if missing else f"has {wrong[0]} of the wrong shape"
+        raise UserError(f"{info.root / 'model.safetensors'} {what} for this config; {fix}")
+    net.load_state_dict({k: state[k] for k in expected}, assign=True, strict=True)
+    # The rotary table is a non-persistent buffer, still on meta; it is rebuilt
+    # after the cast because it must stay fp32 whatever the model's precision.
+    net.llm.rotary_emb = torch.nn.Identity()
+    net.to(device=device, dtype=dtype)
+    net.llm.rotary_emb = Qwen3RotaryEmbedding(config=llm_config).to(device)
+    return net.eval()

@@ -1,0 +1,416 @@
+"""The Engine facade: one loaded checkpoint, and the calls the CLI and the worker make.
+
+An Engine holds no per-render state: every render gets its own generators and
+buffers, so a cancelled or failed render leaves it ready for the next one. It is
+not thread-safe by design; one thread (the worker's) owns it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import secrets
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from studio.engine import audio as audio_ops
+from studio.engine.checkpoint import (
+    CheckpointInfo,
+    build_network,
+    inspect_checkpoint,
+    resolve_checkpoint,
+)
+from studio.engine.decode import DecodeItem, DecodeOptions, decode
+from studio.engine.duration import DurationEstimator
+from studio.engine.errors import UserError
+from studio.engine.inputs import build_item
+from studio.engine.instruct import normalize_instruct, text_wants_chinese
+from studio.engine.languages import resolve_language
+from studio.engine.model import OmniVoiceNet
+from studio.engine.prompt import VoicePrompt
+from studio.engine.text import add_punctuation, chunk_text
+
+log = logging.getLogger(__name__)
+
+MAX_TEXT_CHARS = 20_000
+LONG_REFERENCE_S = 20.0
+
+Warn = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class GenerationOptions:
+    decode: DecodeOptions = field(default_factory=DecodeOptions)
+    denoise: bool = True
+    postprocess: bool = True
+    chunk_duration: float = 15.0  # seconds of audio per chunk in long-form mode
+    chunk_threshold: float = 30.0  # estimated seconds above which text is chunked
+    pad_duration: float = 0.1
+    fade_duration: float = 0.1
+
+
+@dataclass
+class SynthesisItem:
+    text: str
+    language: str | None = None
+    instruct: str | None = None
+    prompt: VoicePrompt | None = None
+    speed: float | None = None
+    duration: float | None = None  # seconds; overrides speed
+    seed: int | None = None  # None: a fresh random seed, reported in the result
+
+
+@dataclass
+class Rendering:
+    audio: np.ndarray  # (T,) float32 at ``sample_rate``
+    sample_rate: int
+    tokens: list[torch.Tensor]  # one (C, T) int64 CPU tensor per chunk
+    seed: int
+
+
+@dataclass(frozen=True)
+class Progress:
+    step: int
+    steps: int
+    chunk: int
+    chunks: int
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass
+class _Job:
+    """One item after validation, as the decode loop needs it."""
+
+    text: str
+    language: str | None
+    instruct: str | None
+    prompt: VoicePrompt | None
+    target_len: int
+    speed: float | None
+    generator: torch.Generator
+    seed: int
+
+
+def pick_device(device: str = "auto") -> torch.device:
+    if device == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        if torch.backends.mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise UserError("CUDA was requested but no CUDA GPU is available; use --device cpu or auto.")
+    if device == "mps" and not torch.backends.mps.is_available():
+        raise UserError("MPS was requested but this machine has no Apple GPU; use --device cpu or auto.")
+    if device not in ("cpu", "mps") and not device.startswith("cuda"):
+        raise UserError(f"Unknown device {device!r}; use auto, cpu, cuda or mps.")
+    return torch.device(device)
+
+
+_PRECISIONS = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def pick_precision(precision: str, device: torch.device) -> torch.dtype:
+    if precision == "auto":
+        if device.type == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    if precision not in _PRECISIONS:
+        raise UserError(f"Unknown precision {precision!r}; use auto, fp32, bf16 or fp16.")
+    if precision == "fp16" and device.type == "cpu":
+        raise UserError("fp16 is not supported on the CPU; use --precision fp32 or bf16.")
+    return _PRECISIONS[precision]
+
+
+def precision_name(dtype: torch.dtype) -> str:
+    return {v: k for k, v in _PRECISIONS.items()}[dtype]
+
+
+class Engine:
+    def __init__(self, net: OmniVoiceNet, tokenizer, codec, info: CheckpointInfo, device, dtype):
+        self.net = net
+        self.tokenizer = tokenizer
+        self.codec = codec
+        self.info = info
+        self.device = torch.device(device)
+        self.dtype = dtype
+        self.durations = DurationEstimator()
+
+    @classmethod
+    def load(
+        cls, source: str | Path | None = None, device: str = "auto", precision: str = "auto"
+    ) -> Engine:
+        """Load a checkpoint folder or a cached repo id (see ``checkpoint``)."""
+        from transformers import AutoTokenizer, HiggsAudioV2TokenizerModel
+
+        info = inspect_checkpoint(resolve_checkpoint(source))
+        dev = pick_device(device)
+        dtype = pick_precision(precision, dev)
+        net = build_network(info, dev, dtype)
+        tokenizer = AutoTokenizer.from_pretrained(info.root)
+        # The codec's convolutions exceed MPS limits, so it stays on the CPU there.
+        codec_device = torch.device("cpu") if dev.type == "mps" else dev
+        codec = HiggsAudioV2TokenizerModel.from_pretrained(info.root / "audio_tokenizer")
+        codec = codec.to(codec_device).eval()
+        return cls(net, tokenizer, codec, info, dev, dtype)
+
+    @property
+    def sample_rate(self) -> int:
+        return self.info.sample_rate
+
+    # ------------------------------------------------------------------ prompts
+
+    def create_prompt(
+        self,
+        reference: str | Path | tuple[np.ndarray, int],
+        ref_text: str | None = None,
+        preprocess: bool = True,
+        transcribe: Callable[[np.ndarray, int], str] | None = None,
+        warn: Warn | None = None,
+    ) -> VoicePrompt:
+        """Encode a reference clip (a path or ``(waveform, sample_rate)``).
+
+        With no ``ref_text`` the clip is transcribed by ``transcribe``; without one
+        that is a UserError, never a silent download of an ASR model.
+        """
+        sr = self.sample_rate
+        if isinstance(reference, (str, Path)):
+            wave = audio_ops.load_reference(reference, sr)
+            name = str(reference)
+        else:
+            waveform, rate = reference
+            wave = audio_ops.resample(audio_ops.to_mono(np.asarray(waveform, np.float32)), rate, sr)
+            name = "the reference audio"
+        if wave.shape[-1] == 0:
+            raise UserError(f"{name} holds no audio; record or choose a clip of 3 to 10 seconds.")
+        if not np.isfinite(wave).all():
+            raise UserError(f"{name} contains invalid (NaN or infinite) samples; export it again.")
+        rms = float(np.sqrt(np.mean(wave**2)))
+        if rms == 0.0:
+            raise UserError(f"{name} is completely silent; choose a clip where the voice is audible.")
+        if rms < 0.1:
+            wave = wave * (0.1 / rms)
+        if ref_text is not None and not ref_text.strip():
+            ref_text = None
+        if preprocess:
+            if ref_text is None:
+                # Only cut a long clip when no transcript has to stay aligned with it.
+                wave = audio_ops.trim_long_audio(wave, sr)
+            wave = audio_ops.remove_silence(wave, sr, 200, 100, 200)
+            if wave.shape[-1] == 0:
+                raise UserError(
+                    f"{name} is silent after silence trimming; use a louder clip or turn off "
+                    "reference preprocessing."
+                )
+        seconds = wave.shape[-1] / sr
+        if seconds > LONG_REFERENCE_S and warn is not None:
+            warn(
+                f"The reference clip is {seconds:.1f} s long; clips over {LONG_REFERENCE_S:.0f} s "
+                "render slower and clone worse, so trim it to 3-10 s."
+            )
+        if ref_text is None:
+            if transcribe is None:
+                raise UserError(
+                    "No transcript was given for the reference clip; type it (--ref-text) or "
+                    "enable auto-transcription."
+                )
+            ref_text = transcribe(wave, sr)
+        hop = self.info.hop_length
+        usable = wave.shape[-1] - wave.shape[-1] % hop
+        if usable == 0:
+            raise UserError(f"{name} is too short to encode; use a clip of 3 to 10 seconds.")
+        with torch.inference_mode():
+            batch = torch.from_numpy(np.ascontiguousarray(wave[:, :usable])).to(self.codec.device)
+            tokens = self.codec.encode(batch.unsqueeze(0)).audio_codes.squeeze(0)
+        if preprocess:
+            ref_text = add_punctuation(ref_text)
+        return VoicePrompt(tokens=tokens.to("cpu", torch.long), text=ref_text, rms=rms)
+
+    # ---------------------------------------------------------------- synthesis
+
+    def _estimate(self, text: str, prompt: VoicePrompt | None, speed: float) -> int:
+        if prompt is None:
+            return self.durations.target_frames(text, None, None, speed)
+        return self.durations.target_frames(text, prompt.text, prompt.tokens.shape[-1], speed)
+
+    def _prepare(self, item: SynthesisItem, warn: Warn | None) -> _Job:
+        text = item.text if isinstance(item.text, str) else ""
+        if not text.strip():
+            raise UserError("The text is empty; type what the voice should say.")
+        if len(text) > MAX_TEXT_CHARS:
+            raise UserError(
+                f"The text is {len(text):,} characters long; split it into parts of at most "
+                f"{MAX_TEXT_CHARS:,} characters."
+            )
+        language, note = resolve_language(item.language)
+        if note and warn is not None:
+            warn(note)
+        instruct = normalize_instruct(item.instruct, use_zh=text_wants_chinese(text))
+        for name, value in (("speed", item.speed), ("duration", item.duration)):
+            if value is not None and not (math.isfinite(value) and value > 0):
+                raise UserError(f"The {name} must be a positive number; got {value}.")
+        if item.prompt is not None and item.prompt.tokens.shape[0] != self.info.audio.codebooks:
+            raise UserError("The voice prompt was made for another codec; create it again with this model.")
+        seed = item.seed if item.seed is not None else secrets.randbits(63)
+        generator = torch.Generator(device=self.device).manual_seed(seed)
+        if item.duration is not None:
+            estimate = self._estimate(text, item.prompt, 1.0)
+            target = max(1, int(item.duration * self.info.frame_rate))
+            speed = estimate / target  # so long-form chunks scale the same way
+        else:
+            target = self._estimate(text, item.prompt, item.speed or 1.0)
+            speed = item.speed
+        return _Job(text, language, instruct, item.prompt, target, speed, generator, seed)
+
+    def _item(self, job: _Job, text: str, target: int, ref: VoicePrompt | None, ref_text=None,
+              ref_tokens=None, options: GenerationOptions | None = None) -> DecodeItem:
+        return build_item(
+            self.tokenizer,
+            text,
+            target,
+            self.info.audio.codebooks,
+            self.info.audio.mask_id,
+            ref_text=ref.text if ref is not None else ref_text,
+            ref_tokens=ref.tokens if ref is not None else ref_tokens,
+            language=job.language,
+            instruct=job.instruct,
+            denoise=options.denoise,
+            generator=job.generator,
+        )
+
+    def synthesize(
+        self,
+        items: Sequence[SynthesisItem],
+        options: GenerationOptions = GenerationOptions(),
+        on_progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        warn: Warn | None = None,
+    ) -> list[Rendering]:
+        """Render a batch of items in as few network passes as the reference would."""
+        if not items:
+            return []
+        if options.decode.num_step < 1:
+            raise UserError("The number of steps must be at least 1.")
+        jobs = [self._prepare(item, warn) for item in items]
+        threshold = int(options.chunk_threshold * self.info.frame_rate)
+        short = [i for i, job in enumerate(jobs) if job.target_len <= threshold]
+        long = [i for i, job in enumerate(jobs) if job.target_len > threshold]
+        # Long items are planned up front so progress can say "chunk j of m".
+        plans = {i: self._chunks(jobs[i], options) for i in long}
+        groups = [[i for i in long if (jobs[i].prompt is None) == none] for none in (False, True)]
+        passes = (1 if short else 0) + sum(
+            max((len(plans[i]) for i in group), default=0) for group in groups
+        )
+        counter = _PassCounter(passes, options.decode.num_step, on_progress)
+        results: dict[int, list[torch.Tensor]] = {}
+
+        if short:
+            batch = [self._item(jobs[i], jobs[i].text, jobs[i].target_len, jobs[i].prompt,
+                                options=options) for i in short]
+            tokens = self._run(batch, options, counter, cancel)
+            for i, t in zip(short, tokens):
+                results[i] = [t]
+        for group in groups:
+            if group:
+                results.update(self._long_form(group, jobs, plans, options, counter, cancel))
+
+        return [self._finish(results[i], jobs[i], options) for i in range(len(jobs))]
+
+    def _chunks(self, job: _Job, options: GenerationOptions) -> list[str]:
+        frames_per_char = job.target_len / len(job.text)
+        chunk_chars = int(options.chunk_duration * self.info.frame_rate / frames_per_char)
+        return chunk_text(job.text, chunk_chars, min_chunk_len=3)
+
+    def _long_form(self, group, jobs, plans, options, counter, cancel):
+        """Chunk by chunk, batching the same chunk index across items.
+
+        With a reference every chunk is cloned from it; without one, chunk 0 is
+        rendered first and then serves as the reference for the rest, which keeps
+        the voice consistent across a long text.
+        """
+        out: dict[int, list[torch.Tensor]] = {i: [] for i in group}
+        longest = max(len(plans[i]) for i in group)
+        for index in range(longest):
+            members = [i for i in group if index < len(plans[i])]
+            batch = []
+            for i in members:
+                job, text = jobs[i], plans[i][index]
+                if job.prompt is not None:
+                    ref, ref_text, ref_tokens = job.prompt, None, None
+                elif index == 0:
+                    ref, ref_text, ref_tokens = None, None, None
+                else:
+                    ref, ref_text, ref_tokens = None, plans[i][0], out[i][0]
+                frames = ref_tokens.shape[-1] if ref_tokens is not None else None
+                if ref is not None:
+                    target = self._estimate(text, ref, job.speed or 1.0)
+                else:
+                    target = self.durations.target_frames(text, ref_text, frames, job.speed or 1.0)
+                batch.append(self._item(job, text, target, ref, ref_text, ref_tokens, options))
+            for i, t in zip(members, self._run(batch, options, counter, cancel)):
+                out[i].append(t)
+        return out
+
+    def _run(self, batch, options, counter, cancel) -> list[torch.Tensor]:
+        counter.next_pass()
+        tokens = decode(self.net, batch, options.decode, counter.on_step, cancel)
+        return [t.to("cpu") for t in tokens]
+
+    def _finish(self, chunks: list[torch.Tensor], job: _Job, options: GenerationOptions) -> Rendering:
+        sr = self.sample_rate
+        with torch.inference_mode():
+            pieces = [
+                self.codec.decode(t.to(self.codec.device).unsqueeze(0)).audio_values[0]
+                .float().cpu().numpy()
+                for t in chunks
+            ]
+        wave = audio_ops.cross_fade_chunks(pieces, sr)
+        if options.postprocess:
+            wave = audio_ops.remove_silence(wave, sr, 500, 100, 100)
+        rms = job.prompt.rms if job.prompt is not None else None
+        if rms is not None and rms < 0.1:
+            wave = wave * (rms / 0.1)  # give back the quiet reference its own level
+        elif rms is None and wave.size:
+            peak = float(np.abs(wave).max())
+            if peak > 1e-6:
+                wave = wave / peak * 0.5
+        wave = audio_ops.fade_and_pad(wave, sr, options.pad_duration, options.fade_duration)
+        return Rendering(
+            audio=np.ascontiguousarray(wave.reshape(-1), dtype=np.float32),
+            sample_rate=sr,
+            tokens=chunks,
+            seed=job.seed,
+        )
+
+
+class _PassCounter:
+    """Turns per-pass step callbacks into (step, steps, chunk, chunks) progress."""
+
+    def __init__(self, passes: int, steps: int, on_progress: ProgressCallback | None):
+        self.passes, self.steps, self.on_progress, self.current = passes, steps, on_progress, 0
+
+    def next_pass(self) -> None:
+        self.current += 1
+
+    def on_step(self, step: int, steps: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(Progress(step, steps, self.current, self.passes))
+
+
+__all__ = [
+    "Engine",
+    "GenerationOptions",
+    "Progress",
+    "Rendering",
+    "SynthesisItem",
+    "pick_device",
+    "pick_precision",
+    "precision_name",
+]

@@ -1,0 +1,169 @@
+"""Text preparation: joining prompt and target text, tokenising, chunking.
+
+Behaviour follows the reference implementation (omnivoice 0.2.1) so the model
+sees the inputs it was trained on, with two deliberate fixes, each noted where
+it applies: newlines become spaces instead of vanishing (:func:`combine_text`),
+and numbers such as "3.5" or "21:30" are not cut in two (:func:`chunk_text`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_CJK = r"[\u4e00-\u9fff]"
+_HAS_CJK = re.compile(_CJK)
+_NEWLINES = re.compile(r"[\r\n]+")
+_BLANKS = re.compile(r"[ \t]+")
+# Chinese is written without spaces; any whitespace touching an ideograph goes.
+_SPACE_BY_CJK = re.compile(rf"(?<={_CJK})\s+|\s+(?={_CJK})")
+
+# Non-verbal sounds the model can produce, written inline as e.g. "[laughter]".
+NONVERBAL_TAGS: tuple[str, ...] = (
+    "[laughter]", "[sigh]", "[confirmation-en]", "[question-en]", "[question-ah]",
+    "[question-oh]", "[question-ei]", "[question-yi]", "[surprise-ah]",
+    "[surprise-oh]", "[surprise-wa]", "[surprise-yo]", "[dissatisfaction-hnn]",
+)
+_TAG = re.compile("|".join(re.escape(t) for t in NONVERBAL_TAGS))
+
+# Characters after which a sentence may end, and closing marks that stay
+# attached to the sentence they close.
+_SPLIT_AT = frozenset(".,;:!?。，；：！？")
+_CLOSERS = frozenset("\"'“”‘’）]》>」】")
+# A text ending in one of these already has its final pause.
+_FINAL = frozenset(";:,.!?…)]}\"'“”‘’；：，。！？、）】")
+# Separators that, between two digits, are part of a number.
+_NUMBER_SEPARATORS = frozenset(".,:")
+# Words whose full stop does not end a sentence.
+ABBREVIATIONS: frozenset[str] = frozenset({
+    "Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "Sr.", "Jr.", "Rev.", "Fr.", "Hon.",
+    "Pres.", "Gov.", "Capt.", "Gen.", "Sen.", "Rep.", "Col.", "Maj.", "Lt.",
+    "Cmdr.", "Sgt.", "Cpl.", "Co.", "Corp.", "Inc.", "Ltd.", "Est.", "Dept.",
+    "St.", "Ave.", "Blvd.", "Rd.", "Mt.", "Ft.", "No.", "Jan.", "Feb.", "Mar.",
+    "Apr.", "Aug.", "Sep.", "Sept.", "Oct.", "Nov.", "Dec.", "i.e.", "e.g.",
+    "vs.", "Vs.", "Etc.", "approx.", "fig.", "def.",
+})
+
+
+def combine_text(text: str, ref_text: str | None = None) -> str:
+    """The text the model reads: reference transcript (if any), a space, target text.
+
+    Chinese parentheses become ASCII ones, runs of spaces/tabs collapse to one
+    space, and whitespace next to a CJK ideograph is removed.
+
+    Deviation from the reference: it deletes line breaks, gluing "Hello\\nworld"
+    into "Helloworld". Here each run of CR/LF becomes a space first, so lines
+    stay separate words; next to an ideograph that space is removed as usual,
+    so Chinese text with line breaks comes out exactly as in the reference.
+    """
+    full = f"{ref_text.strip()} {text.strip()}" if ref_text else text.strip()
+    full = _NEWLINES.sub(" ", full)
+    full = full.replace("\uff08", "(").replace("\uff09", ")")
+    full = _BLANKS.sub(" ", full)
+    return _SPACE_BY_CJK.sub("", full)
+
+
+def tokenize_text(text: str, tokenizer: Any) -> list[int]:
+    """Token ids for ``text``, with every non-verbal tag tokenised on its own.
+
+    A tag's ids must not depend on its neighbours (a byte-level BPE would
+    otherwise merge "[" with the previous character), so the text is cut at
+    the tags and each piece is tokenised without special tokens. If nothing
+    yields tokens (e.g. empty text) the whole text is tokenised normally,
+    special tokens included, as the reference does.
+    """
+    ids: list[int] = []
+    pos = 0
+    for m in _TAG.finditer(text):
+        for piece in (text[pos:m.start()], m.group()):
+            if piece:
+                ids.extend(tokenizer(piece, add_special_tokens=False).input_ids)
+        pos = m.end()
+    if pos < len(text):
+        ids.extend(tokenizer(text[pos:], add_special_tokens=False).input_ids)
+    if not ids:
+        return list(tokenizer(text).input_ids)
+    return ids
+
+
+def add_punctuation(text: str) -> str:
+    """Strip ``text`` and end it with "。" (if it has CJK) or "." unless it already ends in one."""
+    text = text.strip()
+    if text and text[-1] not in _FINAL:
+        text += "。" if _HAS_CJK.search(text) else "."
+    return text
+
+
+def chunk_text(text: str, chunk_len: int, min_chunk_len: int | None = None) -> list[str]:
+    """Split ``text`` at sentence punctuation into chunks of about ``chunk_len`` characters.
+
+    Sentences are packed greedily while the chunk stays within ``chunk_len``
+    (a longer single sentence becomes its own chunk). With ``min_chunk_len``,
+    a chunk shorter than that joins the previous one (the first joins the
+    second). Chunks are stripped; empty ones are dropped.
+
+    Deviation from the reference: it ends a sentence at any ".", "," or ":",
+    splitting "3.5", "21:30" or "1,000" across chunks. Here those characters
+    never end a sentence when they stand between two digits.
+    """
+    sentences = _split_sentences(text)
+    chunks: list[str] = []
+    current = ""
+    for sentence in sentences:
+        if len(current) + len(sentence) <= chunk_len:
+            current += sentence
+        else:
+            if current:
+                chunks.append(current)
+            current = sentence
+    if current:
+        chunks.append(current)
+    if min_chunk_len is not None:
+        chunks = _absorb_short(chunks, min_chunk_len)
+    return [c.strip() for c in chunks if c.strip()]
+
+
+def _split_sentences(text: str) -> list[str]:
+    sentences: list[str] = []
+    current: list[str] = []
+    for i, ch in enumerate(text):
+        if not current and sentences and (ch in _SPLIT_AT or ch in _CLOSERS):
+            # Punctuation right after a break belongs to the sentence it closes.
+            sentences[-1] += ch
+            continue
+        current.append(ch)
+        if ch in _SPLIT_AT and not _is_abbreviation(ch, current) and not _in_number(text, i):
+            sentences.append("".join(current))
+            current = []
+    if current:
+        sentences.append("".join(current))
+    return sentences
+
+
+def _is_abbreviation(ch: str, current: list[str]) -> bool:
+    if ch != ".":
+        return False
+    words = "".join(current).split()
+    return bool(words) and words[-1] in ABBREVIATIONS
+
+
+def _in_number(text: str, i: int) -> bool:
+    return (
+        text[i] in _NUMBER_SEPARATORS
+        and 0 < i < len(text) - 1
+        and text[i - 1].isdecimal()
+        and text[i + 1].isdecimal()
+    )
+
+
+def _absorb_short(chunks: list[str], min_len: int) -> list[str]:
+    # Mirrors the reference: a short first chunk always absorbs the second;
+    # after that, a short chunk joins the one before it.
+    first_short = bool(chunks) and len(chunks[0]) < min_len
+    out: list[str] = []
+    for i, chunk in enumerate(chunks):
+        if (i == 1 and first_short) or (out and len(chunk) < min_len):
+            out[-1] += chunk
+        else:
+            out.append(chunk)
+    return out
