@@ -1,0 +1,49 @@
+"""Shared fixtures: a tiny random checkpoint in the official layout, loaded by
+the real loading code, and a private data folder for every test session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+# Set before anything creates a QApplication or touches the data folder.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(autouse=True)
+def _private_data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("OMNIVOICE_DESKTOP_DATA_DIR", str(tmp_path / "data"))
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory) -> Path:
+    from studio.engine.random_checkpoint import build_random_checkpoint
+
+    return build_random_checkpoint(tmp_path_factory.mktemp("checkpoint") / "OmniVoice", "tiny")
+
+
+@pytest.fixture(scope="session")
+def engine(tiny_checkpoint):
+    from studio.engine.engine import Engine
+
+    return Engine.load(tiny_checkpoint, device="cpu", precision="fp32")
+
+
+def _speech_like(seconds: float, sample_rate: int = 24000, seed: int = 0) -> np.ndarray:
+    """Voiced bursts with pauses between them: enough structure for the silence
+    trimming and the codec to do real work, deterministic for a seed."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * sample_rate)) / sample_rate
+    pitch = 140 + 40 * np.sin(2 * np.pi * 0.7 * t)
+    voiced = np.sin(2 * np.pi * np.cumsum(pitch) / sample_rate) + 0.3 * rng.standard_normal(t.size)
+    gate = (np.sin(2 * np.pi * 1.3 * t) > -0.3).astype(np.float64)
+    return (0.2 * voiced * gate).astype(np.float32)
+
+
+@pytest.fixture(scope="session")
+def speech():
+    """``speech(seconds, sample_rate=24000, seed=0)`` -> a float32 speech-like clip."""
+    return _speech_like
