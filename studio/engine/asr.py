@@ -33,7 +33,7 @@ class Transcriber:
         try:
             return pipeline("automatic-speech-recognition", model=self.model, dtype=dtype,
                             device=self.device)
-        except Exception as exc:  # any failure here means: no ASR on this machine
+        except Exception as exc:
             log.info("loading ASR model %s failed: %r", self.model, exc)
             raise UserError(
                 f"Auto-transcription needs the ASR model {self.model}, which could not be loaded "

@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -24,6 +23,7 @@ import soundfile as sf
 import torch
 import torchaudio
 
+from studio.atomic import atomic_write
 from studio.engine.errors import UserError
 
 # Formats we write, by extension: (libsndfile format, subtype). 16-bit PCM is what
@@ -217,7 +217,7 @@ def _rms_floor_for_db(threshold_db: float) -> int:
 
     def quiet(rms: int) -> bool:
         # log(x, 10) rather than log10: pydub's exact rounding decides borderline windows.
-        return rms == 0 or 20 * math.log(rms / _FULL_SCALE, 10) < threshold_db  # noqa: FURB163
+        return rms == 0 or 20 * math.log(rms / _FULL_SCALE, 10) < threshold_db
 
     bound = max(1, math.ceil(_FULL_SCALE * 10 ** (threshold_db / 20)))
     # A louder-than-full-scale threshold makes everything quiet; 32769 exceeds any int16 RMS.
@@ -466,34 +466,10 @@ def write_audio_atomic(path: str | os.PathLike, audio_1d: np.ndarray, sample_rat
     # soundfile wants (T, C); clipping avoids integer wrap-around in the PCM subtypes.
     frames = np.clip(_as_2d(audio_1d), -1.0, 1.0).T
 
-    tmp = None
     try:
-        fd, tmp = _create_temp_beside(target)
-        with os.fdopen(fd, "wb") as handle:
+        with atomic_write(target) as handle:
             sf.write(handle, frames, sample_rate, format=fmt, subtype=subtype)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-        tmp = None
     except OSError as exc:
         raise UserError(f"Cannot save {target}: {exc.strerror or exc}.") from None
     except (sf.SoundFileError, RuntimeError, ValueError) as exc:
         raise UserError(f"Cannot save {target}: {str(exc).rstrip('.')}.") from None
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
-
-
-def _create_temp_beside(target: Path) -> tuple[int, str]:
-    """Open a new, unique hidden file in the target's folder.
-
-    os.open with mode 0o666 lets the umask decide the permissions, so the saved
-    file gets the same ones as any other new file (mkstemp would force 0o600).
-    """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    while True:
-        name = os.fspath(target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp"))
-        try:
-            return os.open(name, flags, 0o666), name
-        except FileExistsError:
-            continue

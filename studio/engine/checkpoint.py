@@ -35,6 +35,10 @@ LICENSE_NOTICE = (
 TOKENIZER_FILES = ("tokenizer_config.json",)
 TOKENIZER_VOCAB = (("tokenizer.json",), ("vocab.json", "merges.txt"))
 CODEC_FILES = ("config.json", "model.safetensors", "preprocessor_config.json")
+SPECIAL_TOKENS = (
+    "<|denoise|>", "<|lang_start|>", "<|lang_end|>", "<|instruct_start|>", "<|instruct_end|>",
+    "<|text_start|>", "<|text_end|>",
+)
 
 
 @dataclass(frozen=True)
@@ -198,3 +202,38 @@ def build_network(info: CheckpointInfo, device: torch.device, dtype: torch.dtype
     net.to(device=device, dtype=dtype)
     net.llm.rotary_emb = Qwen3RotaryEmbedding(config=llm_config).to(device)
     return net.eval()
+
+
+def load_codec(info: CheckpointInfo, device: torch.device):
+    """The HiggsAudioV2 codec, refusing a file with missing or misshapen weights
+    (transformers would fill them with zeros and every frame would encode to 0)."""
+    from transformers import HiggsAudioV2TokenizerModel
+
+    folder = info.root / "audio_tokenizer"
+    fix = _refetch_hint(info.root)
+    try:
+        codec, report = HiggsAudioV2TokenizerModel.from_pretrained(folder, output_loading_info=True)
+    except (OSError, ValueError, RuntimeError) as exc:
+        log.info("loading the codec from %s failed: %r", folder, exc)
+        raise UserError(f"The audio codec in {folder} is damaged or incomplete; {fix}") from None
+    problems = sorted(str(k) for k in (*report["missing_keys"], *report["mismatched_keys"]))
+    if problems:
+        raise UserError(f"The audio codec in {folder} lacks or misshapes {problems[0]}; {fix}")
+    return codec.to(device).eval()
+
+
+def load_text_tokenizer(info: CheckpointInfo):
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(info.root)
+    except (OSError, ValueError, TypeError) as exc:
+        log.info("loading the tokenizer from %s failed: %r", info.root, exc)
+        raise UserError(f"The text tokenizer in {info.root} is damaged; {_refetch_hint(info.root)}") from None
+    missing = [t for t in SPECIAL_TOKENS if tokenizer.convert_tokens_to_ids(t) in (None, tokenizer.unk_token_id)]
+    if missing:
+        raise UserError(
+            f"The text tokenizer in {info.root} lacks the OmniVoice token {missing[0]}; "
+            f"{_refetch_hint(info.root)}"
+        )
+    return tokenizer

@@ -23,6 +23,8 @@ from studio.engine.checkpoint import (
     CheckpointInfo,
     build_network,
     inspect_checkpoint,
+    load_codec,
+    load_text_tokenizer,
     resolve_checkpoint,
 )
 from studio.engine.decode import DecodeItem, DecodeOptions, decode
@@ -148,17 +150,13 @@ class Engine:
         cls, source: str | Path | None = None, device: str = "auto", precision: str = "auto"
     ) -> Engine:
         """Load a checkpoint folder or a cached repo id (see ``checkpoint``)."""
-        from transformers import AutoTokenizer, HiggsAudioV2TokenizerModel
-
         info = inspect_checkpoint(resolve_checkpoint(source))
         dev = pick_device(device)
         dtype = pick_precision(precision, dev)
+        tokenizer = load_text_tokenizer(info)
         net = build_network(info, dev, dtype)
-        tokenizer = AutoTokenizer.from_pretrained(info.root)
         # The codec's convolutions exceed MPS limits, so it stays on the CPU there.
-        codec_device = torch.device("cpu") if dev.type == "mps" else dev
-        codec = HiggsAudioV2TokenizerModel.from_pretrained(info.root / "audio_tokenizer")
-        codec = codec.to(codec_device).eval()
+        codec = load_codec(info, torch.device("cpu") if dev.type == "mps" else dev)
         return cls(net, tokenizer, codec, info, dev, dtype)
 
     @property
@@ -373,7 +371,10 @@ class Engine:
             ]
         wave = audio_ops.cross_fade_chunks(pieces, sr)
         if options.postprocess:
-            wave = audio_ops.remove_silence(wave, sr, 500, 100, 100)
+            trimmed = audio_ops.remove_silence(wave, sr, 500, 100, 100)
+            # An all-silent render keeps its length instead of becoming an empty
+            # clip (the reference crashes on it); take checks flag it as silent.
+            wave = trimmed if trimmed.size else wave
         rms = job.prompt.rms if job.prompt is not None else None
         if rms is not None and rms < 0.1:
             wave = wave * (rms / 0.1)  # give back the quiet reference its own level

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import pickle
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
+from studio.atomic import atomic_write
 from studio.engine.errors import UserError
 
 FORMAT_VERSION = 1
@@ -37,20 +37,12 @@ class VoicePrompt:
         }
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write atomically: a unique temp file in the same folder, then rename."""
+        """Write atomically (a crash never leaves a half-written prompt)."""
         target = Path(path)
         if not target.parent.is_dir():
             raise UserError(f"Cannot save the voice prompt: the folder {target.parent} does not exist.")
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                torch.save(self.to_dict(), handle)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_write(target) as handle:
+            torch.save(self.to_dict(), handle)
 
     @classmethod
     def load(cls, path: str | os.PathLike, codebooks: int | None = None) -> VoicePrompt:

@@ -476,7 +476,7 @@ def _randomise_codec(model, generator) -> None:
             tensor.copy_(value)
         handled.add(id(tensor))
 
-    for module_name, module in model.named_modules():
+    for module in model.modules():
         kind = type(module).__name__
         parametrized = getattr(module, "parametrizations", None)
         if isinstance(module, (nn.Conv1d, nn.ConvTranspose1d, nn.Linear)):

@@ -10,10 +10,10 @@ skip, when it is missing.
 from __future__ import annotations
 
 import numpy as np
+import omnivoice
 import pytest
 import torch
 
-import omnivoice  # noqa: F401  (a missing reference is a collection error, not a skip)
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import GenerationOptions, SynthesisItem
 from studio.engine.prompt import VoicePrompt

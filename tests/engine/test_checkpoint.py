@@ -1,0 +1,88 @@
+"""Checkpoint validation: every broken or missing piece is one sentence naming it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from studio.engine.checkpoint import inspect_checkpoint, resolve_checkpoint
+from studio.engine.engine import Engine
+from studio.engine.errors import UserError
+
+
+@pytest.fixture
+def copy(tiny_checkpoint, tmp_path):
+    """A private copy of the tiny checkpoint that a test may break."""
+    return shutil.copytree(tiny_checkpoint, tmp_path / "OmniVoice")
+
+
+def edit_json(path, **changes):
+    data = json.loads(path.read_text())
+    data.update(changes)
+    path.write_text(json.dumps(data))
+
+
+def test_a_good_checkpoint_reports_its_layout(tiny_checkpoint):
+    info = inspect_checkpoint(tiny_checkpoint)
+    assert (info.audio.codebooks, info.audio.vocab_size, info.audio.mask_id) == (8, 1025, 1024)
+    assert (info.sample_rate, info.hop_length, info.frame_rate) == (24000, 960, 25)
+
+
+BREAKAGES = {
+    "no folder": (lambda root: shutil.rmtree(root), "does not exist"),
+    "no config": (lambda root: (root / "config.json").unlink(), "config.json"),
+    "config not json": (lambda root: (root / "config.json").write_text("{oops"), "not valid JSON"),
+    "another model": (lambda root: edit_json(root / "config.json", model_type="llama"), "llama"),
+    "codebooks": (lambda root: edit_json(root / "config.json", num_audio_codebook=4), "codebooks"),
+    "no weights": (lambda root: (root / "model.safetensors").unlink(), "model.safetensors"),
+    "no tokenizer": (lambda root: (root / "tokenizer.json").unlink(), "tokenizer"),
+    "no codec": (lambda root: shutil.rmtree(root / "audio_tokenizer"), "audio_tokenizer"),
+    "codec rate": (
+        lambda root: edit_json(root / "audio_tokenizer" / "config.json", target_bandwidths=[0.5, 1]),
+        "codebooks",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", BREAKAGES)
+def test_broken_layouts_are_refused_before_loading(copy, name):
+    breaks, words = BREAKAGES[name]
+    breaks(copy)
+    with pytest.raises(UserError, match=words) as error:
+        inspect_checkpoint(copy)
+    assert "\n" not in str(error.value)
+
+
+def test_truncated_weights_are_named(copy):
+    weights = copy / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    with pytest.raises(UserError, match="model.safetensors is damaged"):
+        Engine.load(copy, device="cpu", precision="fp32")
+
+
+def test_weights_of_another_shape_are_named(copy):
+    config = json.loads((copy / "config.json").read_text())
+    config["llm_config"]["intermediate_size"] = 96
+    (copy / "config.json").write_text(json.dumps(config))
+    with pytest.raises(UserError, match="wrong shape"):
+        Engine.load(copy, device="cpu", precision="fp32")
+
+
+def test_codec_weights_missing_a_tensor_are_refused(copy):
+    from safetensors.torch import load_file, save_file
+
+    path = copy / "audio_tokenizer" / "model.safetensors"
+    state = load_file(path)
+    state.pop(next(k for k in state if "codebook.embed" in k))
+    save_file(state, path)
+    with pytest.raises(UserError, match="audio codec"):
+        Engine.load(copy, device="cpu", precision="fp32")
+
+
+def test_a_repo_that_is_not_downloaded_says_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    with pytest.raises(UserError, match="omnivoice-desktop download k2-fsa/OmniVoice"):
+        resolve_checkpoint("k2-fsa/OmniVoice")

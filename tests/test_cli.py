@@ -1,0 +1,544 @@
+"""`omnivoice-desktop synth` end to end on the tiny random checkpoint.
+
+Most cases call ``studio.cli.main`` in-process (the model loads in a fraction of
+a second); a few run the real command in a subprocess to prove that what the
+user sees is one sentence, never a traceback. Every failure case also checks
+that nothing was left at the output path and no temp file in its folder.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+import torch
+
+from studio.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+FAST = ["--device", "cpu", "--precision", "fp32", "--steps", "4"]
+JSON_KEYS = {
+    "seconds", "audio_seconds", "rtf", "device", "precision", "steps", "accel_requested",
+    "accel_active", "fallback_reason", "prompt_source", "seed",
+}
+PROMPT_SOURCES = {"encoded", "memory", "disk", "file", "none"}
+TEXT = "Hello there, this is a short test."
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+class Run:
+    def __init__(self, code: int, out: str, err: str):
+        self.code, self.out, self.err = code, out, err
+
+    @property
+    def err_lines(self) -> list[str]:
+        return [line for line in self.err.splitlines() if line.strip()]
+
+    @property
+    def warnings(self) -> list[str]:
+        return [line for line in self.err_lines if line.startswith("warning: ")]
+
+    def json(self) -> dict:
+        lines = [line for line in self.out.splitlines() if line.strip()]
+        assert len(lines) == 1, f"stdout is not one line: {self.out!r}"
+        return json.loads(lines[0])
+
+
+@pytest.fixture
+def outdir(tmp_path) -> Path:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def synth(tiny_checkpoint, capfd):
+    """``synth(*args, model=...)`` runs ``main(["synth", ...])`` and returns a Run."""
+
+    def run(*args, model: str | Path | None = tiny_checkpoint) -> Run:
+        argv = ["synth", *FAST, *(["--model", str(model)] if model is not None else []), *map(str, args)]
+        capfd.readouterr()
+        code = main(argv)
+        captured = capfd.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return run
+
+
+def no_temp_files(folder: Path) -> None:
+    leftovers = [p.name for p in folder.iterdir() if p.name.startswith(".") or p.suffix == ".tmp"]
+    assert not leftovers, f"temp files left behind: {leftovers}"
+
+
+def assert_user_error(run: Run, *paths: Path, says: tuple[str, ...] = ()) -> str:
+    """Exit 2, one ``error:`` sentence on stderr, nothing at any output path."""
+    assert run.code == 2, (run.code, run.err)
+    assert "Traceback" not in run.err
+    assert len(run.err_lines) == 1, f"stderr is not one line: {run.err!r}"
+    message = run.err_lines[0]
+    assert message.startswith("error: "), message
+    for fragment in says:
+        assert fragment in message, (fragment, message)
+    for path in paths:
+        assert not path.exists(), f"{path} exists after a failed render"
+        if path.parent.is_dir():
+            no_temp_files(path.parent)
+    return message
+
+
+def assert_rendered(run: Run, out: Path) -> np.ndarray:
+    assert run.code == 0, run.err
+    assert "Traceback" not in run.err
+    audio, rate = sf.read(out, dtype="float32")
+    assert rate == 24000
+    assert audio.ndim == 1 and audio.size > 0
+    no_temp_files(out.parent)
+    return audio
+
+
+def write_wav(path: Path, audio: np.ndarray, rate: int = 24000, subtype: str | None = None) -> Path:
+    sf.write(path, audio, rate, subtype=subtype)
+    return path
+
+
+@pytest.fixture(scope="session")
+def clip(tmp_path_factory, speech) -> Path:
+    """A 3-second speech-like reference clip at 24 kHz."""
+    return write_wav(tmp_path_factory.mktemp("ref") / "clip.wav", speech(3.0))
+
+
+def _subprocess(args: list[str], env_extra: dict[str, str], tmp_path: Path) -> Run:
+    env = dict(os.environ)
+    env.update(env_extra)
+    env["OMNIVOICE_DESKTOP_DATA_DIR"] = str(tmp_path / "data")
+    env.pop("PYTHONWARNINGS", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "studio", "synth", *FAST, *args],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+# ---------------------------------------------------------------------------
+# Successful renders
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".wav", ".flac", ".ogg"])
+def test_renders_each_format(synth, outdir, suffix):
+    out = outdir / f"speech{suffix}"
+    run = synth("--text", TEXT, "--out", out, "--seed", 1)
+    audio = assert_rendered(run, out)
+    if suffix != ".ogg":  # Vorbis is lossy and may overshoot full scale when decoded
+        assert np.abs(audio).max() <= 1.0
+    assert run.out == ""  # without --json, stdout stays clean
+    assert any(line.startswith("Wrote ") for line in run.err_lines)
+
+
+def test_json_line_and_tokens(synth, outdir):
+    out, tokens_out = outdir / "speech.wav", outdir / "tokens.pt"
+    run = synth("--text", TEXT, "--out", out, "--tokens-out", tokens_out, "--seed", 7, "--json")
+    audio = assert_rendered(run, out)
+    summary = run.json()
+    assert JSON_KEYS <= summary.keys()
+    assert summary["prompt_source"] in PROMPT_SOURCES
+    assert summary["prompt_source"] == "none"
+    assert summary["seed"] == 7
+    assert summary["device"] == "cpu" and summary["precision"] == "fp32" and summary["steps"] == 4
+    assert summary["accel_requested"] == "off" and summary["accel_active"] == "off"
+    assert summary["fallback_reason"] is None
+    assert summary["audio_seconds"] == pytest.approx(audio.size / 24000, abs=1e-3)
+    assert summary["seconds"] >= 0 and summary["rtf"] >= 0
+
+    tokens = torch.load(tokens_out, weights_only=True)
+    assert isinstance(tokens, list) and len(tokens) == 1
+    [chunk] = tokens
+    assert chunk.dtype == torch.int64 and chunk.dim() == 2 and chunk.shape[0] == 8
+    assert chunk.shape[1] > 0
+    assert int(chunk.min()) >= 0 and int(chunk.max()) < 1024
+
+
+def test_seed_reproducible_and_varied(synth, outdir):
+    def render(name: str, seed: int) -> np.ndarray:
+        out = outdir / name
+        return assert_rendered(synth("--text", TEXT, "--out", out, "--seed", seed), out)
+
+    first, again, other = render("a.wav", 1234), render("b.wav", 1234), render("c.wav", 99)
+    assert np.array_equal(first, again)
+    assert first.shape != other.shape or not np.array_equal(first, other)
+
+
+def test_fresh_seed_is_reported(synth, outdir):
+    out = outdir / "speech.wav"
+    summary = synth("--text", TEXT, "--out", out, "--json").json()
+    assert isinstance(summary["seed"], int) and summary["seed"] >= 0
+
+
+def test_unavailable_accel_falls_back(synth, outdir):
+    out = outdir / "speech.wav"
+    run = synth("--text", TEXT, "--out", out, "--accel", "flashinfer", "--json")
+    assert_rendered(run, out)
+    summary = run.json()
+    assert summary["accel_requested"] == "flashinfer"
+    assert summary["accel_active"] == "off"
+    assert "flashinfer" in summary["fallback_reason"]
+    assert "not available" in summary["fallback_reason"]
+    assert any("not available" in line for line in run.warnings)
+
+
+def test_text_file(synth, tmp_path, outdir):
+    source = tmp_path / "speech.txt"
+    source.write_text("Read from a file, in UTF-8: café.\n", encoding="utf-8")
+    out = outdir / "speech.wav"
+    assert_rendered(synth("--text-file", source, "--out", out), out)
+
+
+def test_missing_text_file(synth, tmp_path, outdir):
+    out = outdir / "speech.wav"
+    run = synth("--text-file", tmp_path / "absent.txt", "--out", out)
+    assert_user_error(run, out, says=("absent.txt", "does not exist"))
+
+
+def test_text_file_not_utf8(synth, tmp_path, outdir):
+    source = tmp_path / "latin1.txt"
+    source.write_bytes("Un café, s'il vous plaît.".encode("latin-1"))
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text-file", source, "--out", out), out, says=("UTF-8",))
+
+
+def test_overwrites_existing_output(synth, outdir):
+    out = outdir / "speech.wav"
+    out.write_bytes(b"old contents")
+    assert_rendered(synth("--text", TEXT, "--out", out), out)
+
+
+def test_unknown_language_warns_and_renders(synth, outdir):
+    out = outdir / "speech.wav"
+    run = synth("--text", TEXT, "--lang", "Klingon", "--out", out)
+    assert_rendered(run, out)
+    assert any("Klingon" in line for line in run.warnings)
+
+
+def test_known_language_renders_quietly(synth, outdir):
+    out = outdir / "speech.wav"
+    run = synth("--text", TEXT, "--lang", "English", "--out", out)
+    assert_rendered(run, out)
+    assert run.warnings == []
+
+
+def test_in_process_main_leaves_no_log_handlers(synth, outdir):
+    before = list(logging.getLogger().handlers)
+    synth("--text", TEXT, "--out", outdir / "a.wav")
+    synth("--text", "", "--out", outdir / "b.wav")
+    assert logging.getLogger().handlers == before
+
+
+# ---------------------------------------------------------------------------
+# Cloning
+# ---------------------------------------------------------------------------
+
+
+def test_clone_save_prompt_then_reuse(synth, clip, outdir):
+    first, prompt = outdir / "first.wav", outdir / "voice.pt"
+    run = synth("--text", TEXT, "--ref", clip, "--ref-text", "This is the reference clip.",
+                "--save-prompt", prompt, "--out", first, "--json")
+    assert_rendered(run, first)
+    assert run.json()["prompt_source"] == "encoded"
+    assert prompt.is_file()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pydub warns at import when ffmpeg is absent
+        from omnivoice import VoiceClonePrompt
+
+    loaded = VoiceClonePrompt.load(str(prompt))
+    assert loaded.ref_audio_tokens.dtype == torch.int64
+    assert loaded.ref_audio_tokens.shape[0] == 8 and loaded.ref_audio_tokens.shape[1] > 0
+    assert loaded.ref_text.startswith("This is the reference clip")
+    assert loaded.ref_rms > 0
+
+    second = outdir / "second.wav"
+    run = synth("--text", TEXT, "--prompt", prompt, "--out", second, "--json")
+    assert_rendered(run, second)
+    assert run.json()["prompt_source"] == "file"
+
+
+def test_stereo_44k_reference_is_accepted(synth, tmp_path, outdir, speech):
+    mono = speech(3.0, 44100)
+    stereo = write_wav(tmp_path / "stereo.wav", np.stack([mono, 0.5 * mono], axis=1), 44100)
+    out = outdir / "speech.wav"
+    run = synth("--text", TEXT, "--ref", stereo, "--ref-text", "A stereo clip.", "--out", out)
+    assert_rendered(run, out)
+
+
+def test_long_reference_warns(synth, tmp_path, outdir, speech):
+    long_clip = write_wav(tmp_path / "long.wav", speech(22.0))
+    out = outdir / "speech.wav"
+    run = synth("--text", "Hi.", "--ref", long_clip, "--ref-text", "A long clip.", "--out", out)
+    assert_rendered(run, out)
+    assert any("20 s" in line and "long" in line for line in run.warnings), run.err
+
+
+def test_failed_render_does_not_save_prompt(synth, clip, outdir):
+    out, prompt = outdir / "speech.wav", outdir / "voice.pt"
+    run = synth("--text", TEXT, "--ref", clip, "--ref-text", "The reference.",
+                "--save-prompt", prompt, "--instruct", "femal", "--out", out)
+    assert_user_error(run, out, prompt, says=("femal",))
+
+
+# ---------------------------------------------------------------------------
+# Bad input: one sentence, exit 2, nothing written
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t  "], ids=["empty", "whitespace"])
+def test_empty_text(synth, outdir, text):
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", text, "--out", out), out, says=("empty",))
+
+
+def test_text_too_long(synth, outdir):
+    out = outdir / "speech.wav"
+    run = synth("--text", "a" * 20_001, "--out", out)
+    assert_user_error(run, out, says=("20,000",))
+
+
+def test_unsupported_output_extension(synth, outdir):
+    out = outdir / "speech.mp4"
+    assert_user_error(synth("--text", TEXT, "--out", out), out, says=(".wav",))
+
+
+def test_output_folder_missing(synth, outdir):
+    out = outdir / "missing" / "speech.wav"
+    run = synth("--text", TEXT, "--out", out)
+    assert_user_error(run, out, says=("does not exist",))
+
+
+def test_missing_reference(synth, tmp_path, outdir):
+    out = outdir / "speech.wav"
+    run = synth("--text", TEXT, "--ref", tmp_path / "nope.wav", "--ref-text", "x", "--out", out)
+    assert_user_error(run, out, says=("nope.wav", "does not exist"))
+
+
+def _empty_file(path: Path) -> Path:
+    path.write_bytes(b"")
+    return path
+
+
+def _headered_empty_wav(path: Path) -> Path:
+    return write_wav(path, np.zeros(0, dtype=np.float32))
+
+
+def _random_bytes(path: Path) -> Path:
+    path.write_bytes(np.random.default_rng(3).integers(0, 256, 4096, dtype=np.uint8).tobytes())
+    return path
+
+
+def _text_as_wav(path: Path) -> Path:
+    path.write_text("This is not audio at all, just a note.\n" * 20, encoding="utf-8")
+    return path
+
+
+def _silent_wav(path: Path) -> Path:
+    return write_wav(path, np.zeros(24000 * 3, dtype=np.float32))
+
+
+def _nan_wav(path: Path) -> Path:
+    audio = np.full(24000 * 2, 0.1, dtype=np.float32)
+    audio[1000:1200] = np.nan
+    return write_wav(path, audio, subtype="FLOAT")
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (_empty_file, "clip.wav"),
+        (_headered_empty_wav, "no samples"),
+        (_random_bytes, "damaged"),
+        (_text_as_wav, "damaged"),
+        (_silent_wav, "silent"),
+        (_nan_wav, "NaN"),
+    ],
+    ids=["zero-bytes", "zero-frames", "random-bytes", "text-file", "all-silent", "nan"],
+)
+def test_bad_reference(synth, tmp_path, outdir, make, says):
+    ref = make(tmp_path / "clip.wav")
+    out, prompt = outdir / "speech.wav", outdir / "voice.pt"
+    run = synth("--text", TEXT, "--ref", ref, "--ref-text", "Some words.",
+                "--save-prompt", prompt, "--out", out)
+    assert_user_error(run, out, prompt, says=(says,))
+
+
+def test_unknown_instruct_item_suggests(synth, outdir):
+    out = outdir / "speech.wav"
+    message = assert_user_error(synth("--text", TEXT, "--instruct", "femal", "--out", out), out)
+    assert "'femal'" in message and "'female'" in message
+
+
+@pytest.mark.parametrize(
+    ("instruct", "says"),
+    [("male, female", ("male", "female")), ("british accent, 四川话", ("british accent", "四川话"))],
+    ids=["gender-twice", "accent-and-dialect"],
+)
+def test_conflicting_instruct(synth, outdir, instruct, says):
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", TEXT, "--instruct", instruct, "--out", out), out, says=says)
+
+
+def test_instruct_typo_fails_before_model_load(synth, outdir, monkeypatch):
+    from studio.engine.engine import Engine
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the model was loaded before the instruct was checked")
+
+    monkeypatch.setattr(Engine, "load", refuse)
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", TEXT, "--instruct", "femal", "--out", out), out,
+                      says=("femal",))
+
+
+def test_failed_render_keeps_existing_output(synth, outdir):
+    out = outdir / "speech.wav"
+    original = b"RIFF previous render, must survive"
+    out.write_bytes(original)
+    run = synth("--text", TEXT, "--instruct", "male, female", "--out", out)
+    assert run.code == 2 and len(run.err_lines) == 1 and run.err_lines[0].startswith("error: ")
+    assert out.read_bytes() == original
+    no_temp_files(outdir)
+
+
+def test_prompt_garbage(synth, tmp_path, outdir):
+    prompt = _random_bytes(tmp_path / "voice.pt")
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", TEXT, "--prompt", prompt, "--out", out), out,
+                      says=("voice.pt",))
+
+
+class _PlantsMarker:
+    """Unpickling this would call open(marker, "w"), creating the marker file."""
+
+    def __init__(self, marker: Path):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+@pytest.mark.parametrize("writer", ["torch", "pickle"])
+def test_prompt_carrying_code_is_refused(synth, tmp_path, outdir, writer):
+    marker = tmp_path / "pwned"
+    prompt = tmp_path / "voice.pt"
+    payload = {"format_version": 1, "ref_text": "hi", "ref_rms": 0.1, "x": _PlantsMarker(marker)}
+    if writer == "torch":
+        torch.save(payload, prompt)
+    else:
+        prompt.write_bytes(pickle.dumps(payload))
+    assert not marker.exists()
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", TEXT, "--prompt", prompt, "--out", out), out,
+                      says=("voice.pt",))
+    assert not marker.exists(), "loading the prompt ran code from the file"
+
+
+def test_prompt_with_wrong_codebooks(synth, tmp_path, outdir):
+    prompt = tmp_path / "voice.pt"
+    torch.save({"format_version": 1, "ref_audio_tokens": torch.zeros(4, 10, dtype=torch.long),
+                "ref_text": "hi", "ref_rms": 0.1}, prompt)
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", TEXT, "--prompt", prompt, "--out", out), out,
+                      says=("codebooks",))
+
+
+# ---------------------------------------------------------------------------
+# Bad --model
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def checkpoint_copy(tiny_checkpoint, tmp_path) -> Path:
+    copy = tmp_path / "copy" / "OmniVoice"
+    shutil.copytree(tiny_checkpoint, copy)
+    return copy
+
+
+def test_model_folder_missing(synth, tmp_path, outdir):
+    out = outdir / "speech.wav"
+    run = synth("--text", TEXT, "--out", out, model=tmp_path / "no-model")
+    assert_user_error(run, out, says=("no-model", "does not exist"))
+
+
+def test_model_config_not_json(synth, checkpoint_copy, outdir):
+    (checkpoint_copy / "config.json").write_text("{ this is not json", encoding="utf-8")
+    out = outdir / "speech.wav"
+    run = synth("--text", TEXT, "--out", out, model=checkpoint_copy)
+    assert_user_error(run, out, says=("config.json", "JSON"))
+
+
+def test_model_weights_truncated(synth, checkpoint_copy, outdir):
+    weights = checkpoint_copy / "model.safetensors"
+    with weights.open("r+b") as handle:
+        handle.truncate(weights.stat().st_size // 2)
+    out = outdir / "speech.wav"
+    run = synth("--text", TEXT, "--out", out, model=checkpoint_copy)
+    assert_user_error(run, out, says=("model.safetensors",))
+
+
+def test_shared_checkpoint_untouched(tiny_checkpoint):
+    # The copies above must never write through to the session fixture.
+    assert json.loads((tiny_checkpoint / "config.json").read_text(encoding="utf-8"))
+    from safetensors.torch import load_file
+
+    assert load_file(tiny_checkpoint / "model.safetensors")
+
+
+# ---------------------------------------------------------------------------
+# The real command, in a subprocess
+# ---------------------------------------------------------------------------
+
+
+def _offline_env(tmp_path: Path) -> dict[str, str]:
+    return {"HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf"), "TRANSFORMERS_OFFLINE": "1"}
+
+
+def test_subprocess_repo_not_downloaded(tmp_path, monkeypatch):
+    env = _offline_env(tmp_path)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    out = tmp_path / "speech.wav"
+    run = _subprocess(["--model", "nobody/not-downloaded", "--text", TEXT, "--out", str(out)],
+                      env, tmp_path)
+    assert_user_error(run, out, says=("nobody/not-downloaded", "not downloaded"))
+
+
+def test_subprocess_auto_transcription_unavailable(tiny_checkpoint, clip, tmp_path):
+    out = tmp_path / "speech.wav"
+    run = _subprocess(["--model", str(tiny_checkpoint), "--text", TEXT, "--ref", str(clip),
+                       "--out", str(out), "--json"], _offline_env(tmp_path), tmp_path)
+    message = assert_user_error(run, out, says=("transcri",))
+    assert json.loads(run.out) == {"error": message.removeprefix("error: ")}
+
+
+def test_subprocess_render_json(tiny_checkpoint, tmp_path):
+    out = tmp_path / "speech.ogg"
+    run = _subprocess(["--model", str(tiny_checkpoint), "--text", TEXT, "--out", str(out),
+                       "--seed", "5", "--json"], _offline_env(tmp_path), tmp_path)
+    assert run.code == 0, run.err
+    assert "Traceback" not in run.err and run.err_lines == []
+    summary = run.json()
+    assert JSON_KEYS <= summary.keys() and summary["seed"] == 5
+    audio, rate = sf.read(out)
+    assert rate == 24000 and audio.size > 0
+    no_temp_files(tmp_path)
