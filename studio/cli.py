@@ -8,6 +8,7 @@ Nothing is ever left half-written at an output path.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -110,6 +111,40 @@ def _save_tokens(path: Path, tokens) -> None:
         raise
 
 
+@contextlib.contextmanager
+def _library_chatter_to_log():
+    """Send transformers' own output to the log file instead of the terminal.
+
+    Loading a checkpoint makes transformers warn about the config's model type
+    and draw a weight-loading bar; neither means anything to the user, and they
+    would bury the one sentence an error prints. Download bars (an ASR model
+    fetched for auto-transcription) stay. Everything is restored afterwards, so
+    calling ``main`` in-process leaves the libraries as it found them.
+    """
+    from huggingface_hub import utils as hub_utils
+    from transformers.utils import logging as hf_logging
+
+    library = hf_logging.get_logger()
+    handlers, propagate = list(library.handlers), library.propagate
+    bars, hub_bars = hf_logging.is_progress_bar_enabled(), not hub_utils.are_progress_bars_disabled()
+    for handler in handlers:
+        library.removeHandler(handler)
+    library.propagate = True  # to the root logger, i.e. the log file
+    hf_logging.disable_progress_bar()  # this switches off the hub's bars too
+    if hub_bars:
+        hub_utils.enable_progress_bars()
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            library.addHandler(handler)
+        library.propagate = propagate
+        if bars:
+            hf_logging.enable_progress_bar()
+        if not hub_bars:
+            hub_utils.disable_progress_bars()
+
+
 class _ProgressBar:
     def __init__(self, enabled: bool):
         self.enabled = enabled
@@ -126,15 +161,7 @@ class _ProgressBar:
 
 
 def run_synth(args) -> dict:
-    from studio.engine.audio import write_audio_atomic
-    from studio.engine.decode import DecodeOptions
-    from studio.engine.engine import (
-        Engine,
-        GenerationOptions,
-        SynthesisItem,
-        precision_name,
-    )
-    from studio.engine.prompt import VoicePrompt
+    from studio.engine.instruct import normalize_instruct, text_wants_chinese
 
     # Cheap checks first, so a typo never waits for a model load.
     text = _read_text(args)
@@ -151,6 +178,23 @@ def run_synth(args) -> dict:
         raise UserError("Give either --prompt or --ref, not both.")
     if args.ref is not None and not args.ref.is_file():
         raise UserError(f"The reference clip {args.ref} does not exist.")
+    # The engine checks the instruct again; this only reports a typo sooner.
+    normalize_instruct(args.instruct, use_zh=text_wants_chinese(text))
+
+    with _library_chatter_to_log():
+        return _render(args, text)
+
+
+def _render(args, text: str) -> dict:
+    from studio.engine.audio import write_audio_atomic
+    from studio.engine.decode import DecodeOptions
+    from studio.engine.engine import (
+        Engine,
+        GenerationOptions,
+        SynthesisItem,
+        precision_name,
+    )
+    from studio.engine.prompt import VoicePrompt
 
     warnings: list[str] = []
 
@@ -173,8 +217,6 @@ def run_synth(args) -> dict:
             args.ref, args.ref_text, preprocess=not args.no_preprocess, transcribe=transcribe, warn=warn
         )
         source = "encoded"
-        if args.save_prompt:
-            prompt.save(args.save_prompt)
 
     options = GenerationOptions(
         decode=DecodeOptions(
@@ -203,6 +245,9 @@ def run_synth(args) -> dict:
     write_audio_atomic(args.out, result.audio, result.sample_rate)
     if args.tokens_out:
         _save_tokens(args.tokens_out, result.tokens)
+    if args.save_prompt:
+        # Only now: a render that fails must not leave a new file behind.
+        prompt.save(args.save_prompt)
     audio_seconds = result.audio.shape[-1] / result.sample_rate
     fallback = None
     if args.accel != "off":
@@ -236,20 +281,26 @@ def run_download(args) -> None:
     print(f"Done: {path}", file=sys.stderr)
 
 
-def _setup_logging() -> Path | None:
+def _setup_logging() -> tuple[logging.Handler, Path | None]:
+    """Attach the log file to the root logger; ``main`` detaches it when done.
+
+    Without a writable log file, records go to a NullHandler rather than to
+    logging's last-resort handler, which would print them on the terminal.
+    """
     from studio.paths import log_file
 
     path = log_file()
+    handler: logging.Handler
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handler = logging.FileHandler(path, encoding="utf-8")
     except OSError:
-        return None
+        handler, path = logging.NullHandler(), None
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.INFO)
-    return path
+    return handler, path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -258,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    logfile = _setup_logging()
+    handler, logfile = _setup_logging()
     try:
         if args.command == "synth":
             summary = run_synth(args)
@@ -283,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
         where = f"; details are in {logfile}" if logfile else ""
         print(f"error: an unexpected internal error stopped the render{where}.", file=sys.stderr)
         return 1
+    finally:
+        logging.getLogger().removeHandler(handler)
+        handler.close()
 
 
 if __name__ == "__main__":
