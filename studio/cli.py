@@ -11,9 +11,7 @@ import argparse
 import contextlib
 import json
 import logging
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -82,7 +80,7 @@ def _read_text(args) -> str:
     if args.text is not None:
         return args.text
     try:
-        return args.text_file.read_text(encoding="utf-8")
+        return args.text_file.read_text(encoding="utf-8-sig")  # tolerate a BOM
     except FileNotFoundError:
         raise UserError(f"The text file {args.text_file} does not exist.") from None
     except UnicodeDecodeError:
@@ -101,14 +99,10 @@ def _check_output(path: Path, suffixes: tuple[str, ...], what: str) -> None:
 def _save_tokens(path: Path, tokens) -> None:
     import torch
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            torch.save([t.to(torch.long).contiguous() for t in tokens], handle)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from studio.atomic import atomic_write
+
+    with atomic_write(path) as handle:
+        torch.save([t.to(torch.long).contiguous() for t in tokens], handle)
 
 
 @contextlib.contextmanager
@@ -126,7 +120,8 @@ def _library_chatter_to_log():
 
     library = hf_logging.get_logger()
     handlers, propagate = list(library.handlers), library.propagate
-    bars, hub_bars = hf_logging.is_progress_bar_enabled(), not hub_utils.are_progress_bars_disabled()
+    bars = hf_logging.is_progress_bar_enabled()
+    hub_bars = not hub_utils.are_progress_bars_disabled()
     for handler in handlers:
         library.removeHandler(handler)
     library.propagate = True  # to the root logger, i.e. the log file
@@ -160,8 +155,26 @@ class _ProgressBar:
         sys.stderr.flush()
 
 
+def _options(args):
+    from studio.engine.decode import DecodeOptions
+    from studio.engine.engine import GenerationOptions
+
+    return GenerationOptions(
+        decode=DecodeOptions(
+            num_step=args.steps,
+            guidance_scale=args.guidance,
+            t_shift=args.t_shift,
+            layer_penalty=args.layer_penalty,
+            position_temperature=args.position_temperature,
+            class_temperature=args.class_temperature,
+        ),
+        denoise=not args.no_denoise,
+        postprocess=not args.no_postprocess,
+    )
+
+
 def run_synth(args) -> dict:
-    from studio.engine.instruct import normalize_instruct, text_wants_chinese
+    from studio.engine.engine import SynthesisItem, check_item, check_options
 
     # Cheap checks first, so a typo never waits for a model load.
     text = _read_text(args)
@@ -176,24 +189,30 @@ def run_synth(args) -> dict:
             raise UserError("--save-prompt needs a reference clip (--ref) to encode.")
     if args.prompt and args.ref:
         raise UserError("Give either --prompt or --ref, not both.")
+    if args.ref is not None and args.ref.is_dir():
+        raise UserError(f"The reference clip {args.ref} is a folder; pass an audio file.")
     if args.ref is not None and not args.ref.is_file():
         raise UserError(f"The reference clip {args.ref} does not exist.")
-    # The engine checks the instruct again; this only reports a typo sooner.
-    normalize_instruct(args.instruct, use_zh=text_wants_chinese(text))
+    options = _options(args)
+    item = SynthesisItem(
+        text=text,
+        language=args.lang,
+        instruct=args.instruct,
+        speed=args.speed,
+        duration=args.duration,
+        seed=args.seed,
+    )
+    # The engine checks again; checking here reports a typo before the model loads.
+    check_options(options)
+    check_item(item)
 
     with _library_chatter_to_log():
-        return _render(args, text)
+        return _render(args, options, item)
 
 
-def _render(args, text: str) -> dict:
+def _render(args, options, item) -> dict:
     from studio.engine.audio import write_audio_atomic
-    from studio.engine.decode import DecodeOptions
-    from studio.engine.engine import (
-        Engine,
-        GenerationOptions,
-        SynthesisItem,
-        precision_name,
-    )
+    from studio.engine.engine import Engine, precision_name
     from studio.engine.prompt import VoicePrompt
 
     warnings: list[str] = []
@@ -218,27 +237,7 @@ def _render(args, text: str) -> dict:
         )
         source = "encoded"
 
-    options = GenerationOptions(
-        decode=DecodeOptions(
-            num_step=args.steps,
-            guidance_scale=args.guidance,
-            t_shift=args.t_shift,
-            layer_penalty=args.layer_penalty,
-            position_temperature=args.position_temperature,
-            class_temperature=args.class_temperature,
-        ),
-        denoise=not args.no_denoise,
-        postprocess=not args.no_postprocess,
-    )
-    item = SynthesisItem(
-        text=text,
-        language=args.lang,
-        instruct=args.instruct,
-        prompt=prompt,
-        speed=args.speed,
-        duration=args.duration,
-        seed=args.seed,
-    )
+    item.prompt = prompt
     show = not args.quiet and sys.stderr.isatty()
     [result] = engine.synthesize([item], options, on_progress=_ProgressBar(show), warn=warn)
     seconds = time.perf_counter() - started
@@ -310,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     handler, logfile = _setup_logging()
+    # Library warnings (torch, torchaudio) go to the log file, not the terminal.
+    logging.captureWarnings(True)
     try:
         if args.command == "synth":
             summary = run_synth(args)
@@ -332,9 +333,13 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:
         log.exception("unexpected failure")
         where = f"; details are in {logfile}" if logfile else ""
-        print(f"error: an unexpected internal error stopped the render{where}.", file=sys.stderr)
+        message = f"an unexpected internal error stopped the command{where}."
+        print(f"error: {message}", file=sys.stderr)
+        if getattr(args, "json", False):
+            print(json.dumps({"error": message}, ensure_ascii=False))
         return 1
     finally:
+        logging.captureWarnings(False)
         logging.getLogger().removeHandler(handler)
         handler.close()
 

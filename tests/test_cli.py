@@ -58,6 +58,28 @@ class Run:
         return json.loads(lines[0])
 
 
+def _subprocess(args: list[str], env_extra: dict[str, str], tmp_path: Path) -> Run:
+    env = dict(os.environ)
+    env.update(env_extra)
+    env["OMNIVOICE_DESKTOP_DATA_DIR"] = str(tmp_path / "data")
+    env.pop("PYTHONWARNINGS", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "studio", "synth", *FAST, *args],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_torch_thread():
+    """The tiny model gains nothing from a thread pool, and on a busy two-core machine
+    torch's threads wait on each other: one thread keeps a render near 0.2 s, not 3 s."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture
 def outdir(tmp_path) -> Path:
     folder = tmp_path / "out"
@@ -69,8 +91,8 @@ def outdir(tmp_path) -> Path:
 def synth(tiny_checkpoint, capfd):
     """``synth(*args, model=...)`` runs ``main(["synth", ...])`` and returns a Run."""
 
-    def run(*args, model: str | Path | None = tiny_checkpoint) -> Run:
-        argv = ["synth", *FAST, *(["--model", str(model)] if model is not None else []), *map(str, args)]
+    def run(*args, model: str | Path = tiny_checkpoint) -> Run:
+        argv = ["synth", *FAST, "--model", str(model), *map(str, args)]
         capfd.readouterr()
         code = main(argv)
         captured = capfd.readouterr()
@@ -119,18 +141,6 @@ def write_wav(path: Path, audio: np.ndarray, rate: int = 24000, subtype: str | N
 def clip(tmp_path_factory, speech) -> Path:
     """A 3-second speech-like reference clip at 24 kHz."""
     return write_wav(tmp_path_factory.mktemp("ref") / "clip.wav", speech(3.0))
-
-
-def _subprocess(args: list[str], env_extra: dict[str, str], tmp_path: Path) -> Run:
-    env = dict(os.environ)
-    env.update(env_extra)
-    env["OMNIVOICE_DESKTOP_DATA_DIR"] = str(tmp_path / "data")
-    env.pop("PYTHONWARNINGS", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "studio", "synth", *FAST, *args],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
-    )
-    return Run(proc.returncode, proc.stdout, proc.stderr)
 
 
 # ---------------------------------------------------------------------------
@@ -240,11 +250,19 @@ def test_known_language_renders_quietly(synth, outdir):
     assert run.warnings == []
 
 
-def test_in_process_main_leaves_no_log_handlers(synth, outdir):
+def test_in_process_main_restores_logging(synth, outdir):
+    from transformers.utils import logging as hf_logging
+
     before = list(logging.getLogger().handlers)
+    library = hf_logging.get_logger()
+    library_state = (list(library.handlers), library.propagate, hf_logging.is_progress_bar_enabled())
+    show = warnings.showwarning
     synth("--text", TEXT, "--out", outdir / "a.wav")
     synth("--text", "", "--out", outdir / "b.wav")
     assert logging.getLogger().handlers == before
+    assert (list(library.handlers), library.propagate,
+            hf_logging.is_progress_bar_enabled()) == library_state
+    assert warnings.showwarning is show
 
 
 # ---------------------------------------------------------------------------
@@ -293,10 +311,11 @@ def test_long_reference_warns(synth, tmp_path, outdir, speech):
 
 
 def test_failed_render_does_not_save_prompt(synth, clip, outdir):
+    # --speed 0 is refused by the engine, i.e. after the clip has been encoded.
     out, prompt = outdir / "speech.wav", outdir / "voice.pt"
     run = synth("--text", TEXT, "--ref", clip, "--ref-text", "The reference.",
-                "--save-prompt", prompt, "--instruct", "femal", "--out", out)
-    assert_user_error(run, out, prompt, says=("femal",))
+                "--save-prompt", prompt, "--speed", "0", "--out", out)
+    assert_user_error(run, out, prompt, says=("speed",))
 
 
 # ---------------------------------------------------------------------------
@@ -390,7 +409,10 @@ def test_unknown_instruct_item_suggests(synth, outdir):
 
 @pytest.mark.parametrize(
     ("instruct", "says"),
-    [("male, female", ("male", "female")), ("british accent, 四川话", ("british accent", "四川话"))],
+    [
+        ("male, female", ("male", "female")),
+        ("british accent, 四川话", ("british accent", "四川话")),
+    ],
     ids=["gender-twice", "accent-and-dialect"],
 )
 def test_conflicting_instruct(synth, outdir, instruct, says):
@@ -410,11 +432,16 @@ def test_instruct_typo_fails_before_model_load(synth, outdir, monkeypatch):
                       says=("femal",))
 
 
-def test_failed_render_keeps_existing_output(synth, outdir):
+@pytest.mark.parametrize(
+    "bad", [("--instruct", "male, female"), ("--speed", "0"), ("--text-file", "absent.txt")],
+    ids=["instruct", "speed-after-load", "before-anything"],
+)
+def test_failed_render_keeps_existing_output(synth, outdir, bad):
     out = outdir / "speech.wav"
     original = b"RIFF previous render, must survive"
     out.write_bytes(original)
-    run = synth("--text", TEXT, "--instruct", "male, female", "--out", out)
+    text = [] if bad[0] == "--text-file" else ["--text", TEXT]
+    run = synth(*text, *bad, "--out", out)
     assert run.code == 2 and len(run.err_lines) == 1 and run.err_lines[0].startswith("error: ")
     assert out.read_bytes() == original
     no_temp_files(outdir)
@@ -424,7 +451,39 @@ def test_prompt_garbage(synth, tmp_path, outdir):
     prompt = _random_bytes(tmp_path / "voice.pt")
     out = outdir / "speech.wav"
     assert_user_error(synth("--text", TEXT, "--prompt", prompt, "--out", out), out,
+                      says=("voice.pt", "cannot be loaded"))
+
+
+def test_prompt_garbage_is_called_damaged(synth, tmp_path, outdir):
+    prompt = _random_bytes(tmp_path / "voice.pt")
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", TEXT, "--prompt", prompt, "--out", out), out,
+                      says=("damaged",))
+
+
+@pytest.mark.parametrize("kind", ["note", "wav", "folder"])
+def test_prompt_wrong_file_kind(synth, tmp_path, outdir, clip, kind):
+    prompt = tmp_path / "voice.pt"
+    if kind == "note":
+        prompt.write_text("hello world\n", encoding="utf-8")
+    elif kind == "wav":
+        shutil.copyfile(clip, prompt)  # the clip given to --prompt instead of --ref
+    else:
+        prompt.mkdir()
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", TEXT, "--prompt", prompt, "--out", out), out,
                       says=("voice.pt",))
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [("--t-shift", "nan"), ("--t-shift", "-1"), ("--t-shift", "0"), ("--guidance", "nan"),
+     ("--class-temperature", "inf"), ("--position-temperature", "-inf"),
+     ("--layer-penalty", "nan"), ("--speed", "1e-9"), ("--duration", "1e9")],
+)
+def test_bad_numbers_are_one_sentence(synth, outdir, flag, value):
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", TEXT, f"{flag}={value}", "--out", out), out)
 
 
 class _PlantsMarker:

@@ -135,6 +135,60 @@ def precision_name(dtype: torch.dtype) -> str:
     return {v: k for k, v in _PRECISIONS.items()}[dtype]
 
 
+MAX_SECONDS = 1800.0  # longest output one item may ask for (speed or duration)
+SPEED_RANGE = (0.25, 4.0)
+
+
+def check_options(options: GenerationOptions) -> None:
+    """Refuse settings that would only fail deep inside the decode loop."""
+    d = options.decode
+    if d.num_step < 1:
+        raise UserError("The number of steps must be at least 1.")
+    for name, value in (
+        ("guidance", d.guidance_scale),
+        ("t-shift", d.t_shift),
+        ("layer penalty", d.layer_penalty),
+        ("position temperature", d.position_temperature),
+        ("class temperature", d.class_temperature),
+    ):
+        if not math.isfinite(value):
+            raise UserError(f"The {name} must be a finite number; got {value}.")
+    if d.t_shift <= 0:
+        # The schedule t*s / (1 + (s-1)*t) divides by zero or runs backwards otherwise.
+        raise UserError(f"The t-shift must be greater than 0 (the default is 0.1); got {d.t_shift}.")
+    if d.position_temperature < 0 or d.class_temperature < 0:
+        raise UserError("Temperatures cannot be negative; use 0 for deterministic decoding.")
+
+
+def check_item(item: SynthesisItem, warn: Warn | None = None) -> tuple[str | None, str | None]:
+    """Validate one request without a model; returns its (language id, normalised instruct)."""
+    text = item.text if isinstance(item.text, str) else ""
+    if not text.strip():
+        raise UserError("The text is empty; type what the voice should say.")
+    if len(text) > MAX_TEXT_CHARS:
+        raise UserError(
+            f"The text is {len(text):,} characters long; split it into parts of at most "
+            f"{MAX_TEXT_CHARS:,} characters."
+        )
+    if item.speed is not None and not (
+        math.isfinite(item.speed) and SPEED_RANGE[0] <= item.speed <= SPEED_RANGE[1]
+    ):
+        raise UserError(
+            f"The speed must be between {SPEED_RANGE[0]} and {SPEED_RANGE[1]}; got {item.speed}."
+        )
+    if item.duration is not None and not (
+        math.isfinite(item.duration) and 0 < item.duration <= MAX_SECONDS
+    ):
+        raise UserError(
+            f"The duration must be more than 0 and at most {MAX_SECONDS:.0f} seconds; "
+            f"got {item.duration}."
+        )
+    language, note = resolve_language(item.language)
+    if note and warn is not None:
+        warn(note)
+    return language, normalize_instruct(item.instruct, use_zh=text_wants_chinese(text))
+
+
 class Engine:
     def __init__(self, net: OmniVoiceNet, tokenizer, codec, info: CheckpointInfo, device, dtype):
         self.net = net
@@ -239,21 +293,8 @@ class Engine:
         return self.durations.target_frames(text, prompt.text, prompt.tokens.shape[-1], speed)
 
     def _prepare(self, item: SynthesisItem, warn: Warn | None) -> _Job:
-        text = item.text if isinstance(item.text, str) else ""
-        if not text.strip():
-            raise UserError("The text is empty; type what the voice should say.")
-        if len(text) > MAX_TEXT_CHARS:
-            raise UserError(
-                f"The text is {len(text):,} characters long; split it into parts of at most "
-                f"{MAX_TEXT_CHARS:,} characters."
-            )
-        language, note = resolve_language(item.language)
-        if note and warn is not None:
-            warn(note)
-        instruct = normalize_instruct(item.instruct, use_zh=text_wants_chinese(text))
-        for name, value in (("speed", item.speed), ("duration", item.duration)):
-            if value is not None and not (math.isfinite(value) and value > 0):
-                raise UserError(f"The {name} must be a positive number; got {value}.")
+        text = item.text
+        language, instruct = check_item(item, warn)
         if item.prompt is not None and item.prompt.tokens.shape[0] != self.info.audio.codebooks:
             raise UserError("The voice prompt was made for another codec; create it again with this model.")
         seed = item.seed if item.seed is not None else secrets.randbits(63)
@@ -294,8 +335,7 @@ class Engine:
         """Render a batch of items in as few network passes as the reference would."""
         if not items:
             return []
-        if options.decode.num_step < 1:
-            raise UserError("The number of steps must be at least 1.")
+        check_options(options)
         jobs = [self._prepare(item, warn) for item in items]
         threshold = int(options.chunk_threshold * self.info.frame_rate)
         short = [i for i, job in enumerate(jobs) if job.target_len <= threshold]
