@@ -1,0 +1,177 @@
+"""The rules for a saved voice's fields, and the size limits, in one place.
+
+Each ``clean_*`` function returns the value as stored or raises
+:class:`InvalidField`, which names the problem and the fix separately so that
+creating a voice and importing a bundle can each phrase one sentence of their own.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from datetime import datetime, timezone
+
+MAX_NAME_CHARS = 100
+MAX_TRANSCRIPT_CHARS = 10_000
+MAX_INSTRUCT_CHARS = 1_000
+MAX_TAGS = 32
+MAX_TAG_CHARS = 50
+MAX_LANGUAGE_CHARS = 64
+MAX_CACHE_KEY_CHARS = 256
+MAX_SEED = 2**63 - 1  # SQLite's INTEGER is signed 64-bit; seeds are 0..MAX_SEED
+
+MB = 1024 * 1024
+MAX_CLIP_BYTES = 50 * MB  # a reference clip is seconds long; 50 MB is minutes of WAV
+
+_CLIP_SUFFIX = re.compile(r"\.[a-z0-9]{1,8}")
+_VOICE_ID = re.compile(r"[0-9a-f]{32}")
+
+
+class InvalidField(ValueError):
+    """A field value that breaks a rule: ``problem`` and ``fix`` are sentence parts."""
+
+    def __init__(self, problem: str, fix: str):
+        super().__init__(problem)
+        self.problem = problem
+        self.fix = fix
+
+    def sentence(self) -> str:
+        return f"{self.problem[0].upper()}{self.problem[1:]}; {self.fix}."
+
+
+def clean_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise InvalidField("the voice name is not text", "type a name for the voice")
+    name = " ".join(name.split())  # strip, and no tabs or line breaks inside
+    if not name:
+        raise InvalidField("the voice name is empty", "type a name for the voice")
+    if len(name) > MAX_NAME_CHARS:
+        raise InvalidField(
+            f"the voice name is {len(name)} characters long, more than the {MAX_NAME_CHARS} allowed",
+            "shorten it",
+        )
+    return name
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same: compatibility forms and case folded away."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def clean_transcript(text: object) -> str:
+    if not isinstance(text, str):
+        raise InvalidField("the transcript is not text", "type the words spoken in the clip")
+    if len(text) > MAX_TRANSCRIPT_CHARS:
+        raise InvalidField(
+            f"the transcript is longer than {MAX_TRANSCRIPT_CHARS} characters",
+            "use a shorter reference clip",
+        )
+    return text
+
+
+def _optional_text(value: object, what: str, limit: int, fix: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidField(f"the {what} is not text", fix)
+    value = value.strip()
+    if len(value) > limit:
+        raise InvalidField(f"the {what} is longer than {limit} characters", fix)
+    return value or None
+
+
+def clean_instruct(value: object) -> str | None:
+    return _optional_text(value, "voice design", MAX_INSTRUCT_CHARS, "shorten the voice design")
+
+
+def clean_language(value: object) -> str | None:
+    return _optional_text(value, "language", MAX_LANGUAGE_CHARS, "pick a language from the list")
+
+
+def clean_cache_key(value: object) -> str | None:
+    return _optional_text(value, "cache key", MAX_CACHE_KEY_CHARS, "leave the cache key empty")
+
+
+def clean_seed(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+        raise InvalidField(
+            f"the locked seed {repr(value)[:24]} is not a whole number from 0 to {MAX_SEED}",
+            "pick another seed or unlock it",
+        )
+    return value
+
+
+def clean_tags(value: object) -> tuple[str, ...]:
+    """Tags: stripped, inner whitespace collapsed, empty ones dropped, case-insensitive
+    duplicates dropped (the first spelling stays), order kept."""
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise InvalidField("the tags are not a list of words", "enter the tags one by one")
+    tags: list[str] = []
+    seen: set[str] = set()
+    for tag in value:
+        if not isinstance(tag, str):
+            raise InvalidField(f"the tag {tag!r} is not text", "enter the tags one by one")
+        tag = " ".join(tag.split())
+        if len(tag) > MAX_TAG_CHARS:
+            raise InvalidField(
+                f"a tag is longer than {MAX_TAG_CHARS} characters", "shorten the tag"
+            )
+        if tag and name_key(tag) not in seen:
+            seen.add(name_key(tag))
+            tags.append(tag)
+    if len(tags) > MAX_TAGS:
+        raise InvalidField(f"a voice can have at most {MAX_TAGS} tags", "remove some tags")
+    return tuple(tags)
+
+
+def clip_file_name(suffix: str) -> str:
+    """The stored name of a voice's clip: ``clip`` plus the original extension."""
+    suffix = suffix.lower()
+    if suffix == "":
+        return "clip"
+    if not _CLIP_SUFFIX.fullmatch(suffix):
+        raise InvalidField(
+            f"the reference clip's extension {suffix!r} is not a plain audio extension",
+            "save the clip as .wav, .flac or .ogg",
+        )
+    return "clip" + suffix
+
+
+def is_clip_file_name(name: object) -> bool:
+    return isinstance(name, str) and (
+        name == "clip" or (name.startswith("clip.") and bool(_CLIP_SUFFIX.fullmatch(name[4:])))
+    )
+
+
+def is_voice_id(value: object) -> bool:
+    return isinstance(value, str) and bool(_VOICE_ID.fullmatch(value))
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def format_time(moment: datetime) -> str:
+    """UTC, fixed width, so stored times sort as text."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def parse_time(text: object) -> datetime:
+    if not isinstance(text, str):
+        raise InvalidField("the creation time is not text", "export the voice again")
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidField(
+            f"the creation time {text[:40]!r} is not an ISO 8601 time", "export the voice again"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)

@@ -1,0 +1,409 @@
+"""Saved voices: a row in ``library.sqlite`` and a folder ``voices/<id>/`` holding the
+reference clip (the user's bytes, with their original extension) and ``prompt.pt``
+(a :class:`VoicePrompt` in format v1).
+
+Creating is atomic from the user's view: the files go into a hidden temp folder
+under ``voices/``, which is renamed into place before the row commits; any failure
+removes the folder, so there is never a row without files or files without a row.
+A crash between the rename and the commit can leave a folder without a row; such
+orphans (and stale temp folders) are swept when a library opens.
+
+Deleting removes the row first (the voice is gone for the user), then the folder.
+
+Threading: as for :mod:`studio.library.db`, a ``VoiceLibrary`` belongs to one thread.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from types import MappingProxyType
+
+from studio.engine.errors import UserError
+from studio.engine.prompt import VoicePrompt
+from studio.library import fields
+from studio.library.clips import is_readable_audio
+from studio.library.db import Database
+from studio.paths import data_dir
+
+VOICES_DIR = "voices"
+PROMPT_FILE = "prompt.pt"
+_STAGING_PREFIX = ".new-"
+ORPHAN_AGE_S = 3600.0  # a folder this old without a row is no create in progress
+
+_UPDATABLE = MappingProxyType(
+    {
+        "instruct": fields.clean_instruct,
+        "seed": fields.clean_seed,
+        "tags": fields.clean_tags,
+        "language": fields.clean_language,
+        "cache_key": fields.clean_cache_key,
+    }
+)
+
+
+class VoiceNotFound(UserError):
+    """The voice id names no saved voice (it was deleted, or never existed)."""
+
+
+@dataclass(frozen=True)
+class Voice:
+    id: str  # uuid4 hex, also the folder name under voices/
+    name: str
+    transcript: str
+    instruct: str | None
+    seed: int | None  # a locked seed, or None to draw one per take
+    tags: tuple[str, ...]
+    language: str | None
+    created: datetime  # UTC
+    updated: datetime  # UTC
+    clip: str  # the clip's file name inside the voice's folder, e.g. "clip.wav"
+    cache_key: str | None  # the prompt cache's key for the reference clip, if any
+
+
+def _voice_from_row(row: sqlite3.Row) -> Voice:
+    return Voice(
+        id=row["id"],
+        name=row["name"],
+        transcript=row["transcript"],
+        instruct=row["instruct"],
+        seed=row["seed"],
+        tags=tuple(json.loads(row["tags"])),
+        language=row["language"],
+        created=fields.parse_time(row["created"]),
+        updated=fields.parse_time(row["updated"]),
+        clip=row["clip"],
+        cache_key=row["cache_key"],
+    )
+
+
+def _user_error(exc: fields.InvalidField) -> UserError:
+    return UserError(exc.sentence())
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    with open(path, "xb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a rename inside ``path`` durable (POSIX; Windows has no directory handles)."""
+    if os.name != "posix":
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class VoiceLibrary:
+    """The saved voices under ``root`` (the data folder): ``library.sqlite`` and ``voices/``.
+
+    Pass ``db`` to share one :class:`Database` with other parts of the library;
+    otherwise the library opens (and on :meth:`close`, closes) its own.
+    """
+
+    def __init__(self, root: str | Path | None = None, db: Database | None = None):
+        self.root = Path(root if root is not None else data_dir())
+        self.voices_dir = self.root / VOICES_DIR
+        try:
+            self.voices_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(
+                f"The voice folder {self.voices_dir} cannot be created ({exc}); "
+                "check that the data folder is writable."
+            ) from None
+        self._owns_db = db is None
+        self._db = db if db is not None else Database.open_in(self.root)
+        self.sweep_orphans()
+
+    def close(self) -> None:
+        if self._owns_db:
+            self._db.close()
+
+    def __enter__(self) -> VoiceLibrary:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- reading --------------------------------------------------------------
+
+    def get(self, voice_id: str) -> Voice:
+        rows = []
+        if fields.is_voice_id(voice_id):  # checked before the id ever becomes a path
+            rows = self._db.query("SELECT * FROM voices WHERE id = ?", (voice_id,))
+        if not rows:
+            raise VoiceNotFound(
+                f"The voice {voice_id!r} is not in the library (it may have been deleted); "
+                "refresh the voice list."
+            )
+        return _voice_from_row(rows[0])
+
+    def list(self) -> list[Voice]:
+        """Every saved voice, newest first."""
+        rows = self._db.query("SELECT * FROM voices ORDER BY created DESC, rowid DESC")
+        return [_voice_from_row(row) for row in rows]
+
+    def search(self, query: str) -> list[Voice]:
+        """Voices whose name, tags or transcript contain every word of ``query``
+        (case-insensitive), newest first; an empty query lists them all."""
+        terms = fields.name_key(query).split()
+        found = []
+        for voice in self.list():
+            haystack = [fields.name_key(t) for t in (voice.name, voice.transcript, *voice.tags)]
+            if all(any(term in text for text in haystack) for term in terms):
+                found.append(voice)
+        return found
+
+    def cache_keys(self) -> set[str]:
+        """The prompt-cache keys of every saved voice (cache pruning keeps these)."""
+        rows = self._db.query("SELECT DISTINCT cache_key FROM voices WHERE cache_key IS NOT NULL")
+        return {row[0] for row in rows}
+
+    def folder(self, voice_id: str) -> Path:
+        return self.voices_dir / self.get(voice_id).id
+
+    def clip_path(self, voice_id: str) -> Path:
+        voice = self.get(voice_id)
+        return self.voices_dir / voice.id / voice.clip
+
+    def prompt_path(self, voice_id: str) -> Path:
+        return self.folder(voice_id) / PROMPT_FILE
+
+    def load_prompt(self, voice_id: str, codebooks: int | None = None) -> VoicePrompt:
+        """The voice's prompt (loaded weights-only; ``codebooks`` checks the codec)."""
+        return VoicePrompt.load(self.prompt_path(voice_id), codebooks=codebooks)
+
+    def unique_name(self, name: str) -> str:
+        """``name`` if no voice has it, else the first free ``name (2)``, ``name (3)``..."""
+        try:
+            base = fields.clean_name(name)
+        except fields.InvalidField as exc:
+            raise _user_error(exc) from None
+        taken = {row[0] for row in self._db.query("SELECT name_key FROM voices")}
+        candidate, n = base, 1
+        while fields.name_key(candidate) in taken:
+            n += 1
+            suffix = f" ({n})"
+            candidate = base[: fields.MAX_NAME_CHARS - len(suffix)].rstrip() + suffix
+        return candidate
+
+    # -- creating ---------------------------------------------------------------
+
+    def create(
+        self,
+        name: str,
+        clip: str | Path,
+        prompt: VoicePrompt,
+        transcript: str | None = None,
+        instruct: str | None = None,
+        seed: int | None = None,
+        tags: Iterable[str] = (),
+        language: str | None = None,
+        cache_key: str | None = None,
+    ) -> Voice:
+        """Save a voice from a reference clip file (copied byte for byte) and its prompt.
+
+        ``transcript`` defaults to ``prompt.text``.
+        """
+        source = Path(clip)
+        try:
+            if not source.is_file():
+                raise UserError(
+                    f"The reference clip {source} does not exist or is not a file; "
+                    "choose the clip again."
+                )
+            if source.stat().st_size > fields.MAX_CLIP_BYTES:
+                raise UserError(
+                    f"The reference clip {source} is larger than "
+                    f"{fields.MAX_CLIP_BYTES // fields.MB} MB; use a shorter clip (a few seconds is best)."
+                )
+            data = source.read_bytes()
+        except OSError as exc:
+            raise UserError(
+                f"The reference clip {source} cannot be read ({exc.strerror or exc}); "
+                "check that the file is readable."
+            ) from None
+        return self.create_from_data(
+            name, data, source.suffix, prompt, transcript=transcript, instruct=instruct,
+            seed=seed, tags=tags, language=language, cache_key=cache_key,
+        )
+
+    def create_from_data(
+        self,
+        name: str,
+        clip_data: bytes,
+        clip_suffix: str,
+        prompt: VoicePrompt,
+        transcript: str | None = None,
+        instruct: str | None = None,
+        seed: int | None = None,
+        tags: Iterable[str] = (),
+        language: str | None = None,
+        cache_key: str | None = None,
+        created: datetime | None = None,
+    ) -> Voice:
+        """Save a voice from the clip's bytes and extension (``".wav"``); see :meth:`create`.
+
+        ``created`` keeps the original creation time of an imported voice.
+        """
+        if not isinstance(prompt, VoicePrompt):
+            raise TypeError(f"prompt must be a VoicePrompt, not {type(prompt).__name__}")
+        try:
+            name = fields.clean_name(name)
+            values = {
+                "transcript": fields.clean_transcript(prompt.text if transcript is None else transcript),
+                "instruct": fields.clean_instruct(instruct),
+                "seed": fields.clean_seed(seed),
+                "tags": fields.clean_tags(tags),
+                "language": fields.clean_language(language),
+                "cache_key": fields.clean_cache_key(cache_key),
+                "clip": fields.clip_file_name(clip_suffix),
+            }
+        except fields.InvalidField as exc:
+            raise _user_error(exc) from None
+        if len(clip_data) > fields.MAX_CLIP_BYTES:
+            raise UserError(
+                f"The reference clip is larger than {fields.MAX_CLIP_BYTES // fields.MB} MB; "
+                "use a shorter clip (a few seconds is best)."
+            )
+        if not is_readable_audio(clip_data):
+            raise UserError(
+                "The reference clip is empty, damaged or in a format that cannot be read; "
+                "use a WAV, FLAC or OGG file."
+            )
+        self._check_name_free(name)
+
+        voice_id = uuid.uuid4().hex
+        stamp = fields.format_time(fields.now())
+        row = {
+            "id": voice_id,
+            "name": name,
+            "name_key": fields.name_key(name),
+            **values,
+            "tags": json.dumps(values["tags"], ensure_ascii=False),
+            "created": fields.format_time(created) if created is not None else stamp,
+            "updated": stamp,
+        }
+        staging = self.voices_dir / f"{_STAGING_PREFIX}{voice_id}-{secrets.token_hex(4)}"
+        final = self.voices_dir / voice_id
+        placed = None
+        try:
+            staging.mkdir()
+            _write_file(staging / values["clip"], clip_data)
+            prompt.save(staging / PROMPT_FILE)
+            os.rename(staging, final)
+            placed = final
+            _fsync_dir(self.voices_dir)
+            columns = ", ".join(row)
+            marks = ", ".join(f":{key}" for key in row)
+            with self._db.transaction() as conn:
+                conn.execute(f"INSERT INTO voices ({columns}) VALUES ({marks})", row)
+        except BaseException as exc:
+            shutil.rmtree(placed or staging, ignore_errors=True)
+            if isinstance(exc, sqlite3.IntegrityError):
+                raise self._name_taken(name) from None
+            if isinstance(exc, OSError):
+                raise UserError(
+                    f"The voice cannot be saved because the voice folder {self.voices_dir} "
+                    f"cannot be written ({exc.strerror or exc}); free some disk space or check "
+                    "its permissions."
+                ) from None
+            raise
+        return self.get(voice_id)
+
+    # -- changing ---------------------------------------------------------------
+
+    def rename(self, voice_id: str, name: str) -> Voice:
+        voice = self.get(voice_id)
+        try:
+            name = fields.clean_name(name)
+        except fields.InvalidField as exc:
+            raise _user_error(exc) from None
+        if fields.name_key(name) != fields.name_key(voice.name):
+            self._check_name_free(name)
+        try:
+            with self._db.transaction() as conn:
+                conn.execute(
+                    "UPDATE voices SET name = ?, name_key = ?, updated = ? WHERE id = ?",
+                    (name, fields.name_key(name), fields.format_time(fields.now()), voice.id),
+                )
+        except sqlite3.IntegrityError:
+            raise self._name_taken(name) from None
+        return self.get(voice.id)
+
+    def update(self, voice_id: str, **changes: object) -> Voice:
+        """Change any of instruct, seed, tags, language, cache_key (None clears one)."""
+        unknown = set(changes) - set(_UPDATABLE)
+        if unknown:
+            raise TypeError(f"VoiceLibrary.update() cannot change {', '.join(sorted(unknown))}")
+        voice = self.get(voice_id)
+        try:
+            values = {key: _UPDATABLE[key](value) for key, value in changes.items()}
+        except fields.InvalidField as exc:
+            raise _user_error(exc) from None
+        if not values:
+            return voice
+        if "tags" in values:
+            values["tags"] = json.dumps(values["tags"], ensure_ascii=False)
+        values["updated"] = fields.format_time(fields.now())
+        assignments = ", ".join(f"{key} = :{key}" for key in values)
+        with self._db.transaction() as conn:
+            conn.execute(f"UPDATE voices SET {assignments} WHERE id = :id", {**values, "id": voice.id})
+        return self.get(voice.id)
+
+    def delete(self, voice_id: str) -> None:
+        """Remove the voice: the row first (atomic for the user), then its folder.
+
+        A folder that cannot be removed now (a file held open elsewhere) is an
+        orphan that a later :meth:`sweep_orphans` removes.
+        """
+        voice = self.get(voice_id)
+        with self._db.transaction() as conn:
+            conn.execute("DELETE FROM voices WHERE id = ?", (voice.id,))
+        shutil.rmtree(self.voices_dir / voice.id, ignore_errors=True)
+
+    def sweep_orphans(self, min_age_s: float = ORPHAN_AGE_S) -> int:
+        """Remove temp folders and voice folders without a row, older than ``min_age_s``
+        (younger ones may belong to a create in progress); returns how many went."""
+        known = {row[0] for row in self._db.query("SELECT id FROM voices")}
+        cutoff = time.time() - min_age_s
+        removed = 0
+        try:
+            entries = list(os.scandir(self.voices_dir))
+        except OSError:
+            return 0
+        for entry in entries:
+            stale = entry.name.startswith(_STAGING_PREFIX) or (
+                fields.is_voice_id(entry.name) and entry.name not in known
+            )
+            try:
+                if stale and entry.is_dir(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+                    shutil.rmtree(entry.path)
+                    removed += 1
+            except OSError:
+                continue  # still held open; try again next time
+        return removed
+
+    # -- helpers ------------------------------------------------------------------
+
+    def _check_name_free(self, name: str) -> None:
+        if self._db.query("SELECT 1 FROM voices WHERE name_key = ?", (fields.name_key(name),)):
+            raise self._name_taken(name)
+
+    @staticmethod
+    def _name_taken(name: str) -> UserError:
+        return UserError(f"A voice named '{name}' already exists; choose another name.")

@@ -1,0 +1,121 @@
+"""The library database: pragmas, schema version, migrations."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from studio.engine.errors import UserError
+from studio.library.db import DB_FILE, MIGRATIONS, Database, split_statements
+from studio.paths import data_dir
+
+V2 = "CREATE TABLE takes (id TEXT PRIMARY KEY, voice_id TEXT REFERENCES voices(id) ON DELETE CASCADE);"
+
+
+def test_opens_in_the_data_folder_with_wal_foreign_keys_and_the_latest_schema():
+    with Database.open_in() as db:
+        assert db.path == data_dir() / DB_FILE and db.path.is_file()
+        assert db.schema_version == db.latest_version == len(MIGRATIONS) >= 1
+        assert db.query("PRAGMA journal_mode")[0][0] == "wal"
+        assert db.query("PRAGMA foreign_keys")[0][0] == 1
+        assert db.query("SELECT name FROM sqlite_master WHERE name = 'voices'")
+
+
+def test_migrations_are_idempotent(tmp_path):
+    path = tmp_path / DB_FILE
+    with Database(path) as db:
+        assert db.migrate() == 0  # already at the latest version
+    with Database(path) as db:  # opening again applies nothing and keeps the data
+        assert db.schema_version == len(MIGRATIONS)
+        assert db.migrate() == 0
+
+
+def test_a_new_migration_is_one_more_script_applied_once_in_order(tmp_path):
+    path = tmp_path / DB_FILE
+    with Database(path) as db:
+        with db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO voices (id, name, name_key, transcript, created, updated, clip) "
+                "VALUES ('a', 'A', 'a', '', 't', 't', 'clip.wav')"
+            )
+    with Database(path, (*MIGRATIONS, V2)) as db:
+        assert db.schema_version == len(MIGRATIONS) + 1
+        assert db.migrate() == 0
+        with db.transaction() as conn:
+            conn.execute("INSERT INTO takes VALUES ('t1', 'a')")
+            conn.execute("DELETE FROM voices WHERE id = 'a'")
+        assert db.query("SELECT count(*) FROM takes")[0][0] == 0  # foreign keys are enforced
+    with Database(path, (*MIGRATIONS, V2)) as db:
+        assert db.schema_version == len(MIGRATIONS) + 1
+
+
+def test_a_failing_migration_rolls_back_to_the_previous_version(tmp_path):
+    path = tmp_path / DB_FILE
+    broken = "CREATE TABLE half (x); CREATE TABLE voices (x);"  # the second statement fails
+    with pytest.raises(UserError, match=f"cannot be upgraded to schema version {len(MIGRATIONS) + 1}"):
+        Database(path, (*MIGRATIONS, broken))
+    with Database(path) as db:
+        assert db.schema_version == len(MIGRATIONS)
+        assert not db.query("SELECT name FROM sqlite_master WHERE name = 'half'")
+
+
+def test_a_newer_schema_is_refused_with_one_sentence(tmp_path):
+    path = tmp_path / DB_FILE
+    with Database(path, (*MIGRATIONS, V2)):
+        pass
+    with pytest.raises(UserError, match="newer version of OmniVoice Desktop") as info:
+        Database(path)
+    assert str(info.value).endswith("update the app.")
+
+
+def test_a_damaged_file_is_refused_with_one_sentence(tmp_path):
+    path = tmp_path / DB_FILE
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(UserError, match="damaged or not a database"):
+        Database(path)
+
+
+def test_transactions_roll_back_on_error_and_do_not_nest(tmp_path):
+    with Database(tmp_path / DB_FILE) as db:
+        with pytest.raises(ZeroDivisionError), db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO voices (id, name, name_key, transcript, created, updated, clip) "
+                "VALUES ('a', 'A', 'a', '', 't', 't', 'clip.wav')"
+            )
+            1 / 0  # noqa: B018
+        assert db.query("SELECT count(*) FROM voices")[0][0] == 0
+        with pytest.raises(RuntimeError), db.transaction(), db.transaction():
+            pass
+
+
+def test_the_connection_belongs_to_the_opening_thread(tmp_path):
+    import threading
+
+    errors = []
+    with Database(tmp_path / DB_FILE) as db:
+        thread = threading.Thread(target=lambda: errors.append(_try(db)))
+        thread.start()
+        thread.join()
+    assert isinstance(errors[0], sqlite3.ProgrammingError)
+
+
+def _try(db):
+    try:
+        db.query("SELECT 1")
+    except Exception as exc:
+        return exc
+    return None
+
+
+def test_split_statements_keeps_semicolons_in_strings_and_triggers():
+    script = """
+    -- a comment
+    CREATE TABLE t (x TEXT DEFAULT 'a;b');
+    CREATE TRIGGER tr AFTER INSERT ON t BEGIN UPDATE t SET x = 'c;d'; END;
+    """
+    statements = split_statements(script)
+    assert len(statements) == 2
+    assert statements[1].endswith("END;")
+    with pytest.raises(ValueError):
+        split_statements("CREATE TABLE t (x TEXT DEFAULT 'open")
