@@ -1,4 +1,4 @@
-"""`omnivoice-desktop`: headless commands (synth, download).
+"""`omnivoice-desktop`: headless commands (synth, download, cache).
 
 A mistake the user can fix prints one sentence and exits with status 2; an
 unexpected failure prints one sentence pointing at the log file and exits 1.
@@ -73,6 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     download = commands.add_parser("download", help="download the model into the Hugging Face cache")
     download.add_argument("repo", nargs="?", default=None, help="repo id (default k2-fsa/OmniVoice)")
+
+    cache = commands.add_parser("cache", help="the cache of encoded reference clips (voice prompts)")
+    cache_commands = cache.add_subparsers(dest="cache_command", required=True)
+    cache_info = cache_commands.add_parser("info", help="where the cache is and what it holds")
+    cache_info.add_argument("--json", action="store_true", help="print one JSON line")
+    cache_clear = cache_commands.add_parser("clear", help="delete every cached voice prompt")
+    cache_clear.add_argument("--json", action="store_true", help="print one JSON line")
     return parser
 
 
@@ -214,6 +221,7 @@ def _render(args, options, item) -> dict:
     from studio.engine.audio import write_audio_atomic
     from studio.engine.engine import Engine, precision_name
     from studio.engine.prompt import VoicePrompt
+    from studio.engine.prompt_cache import disk_cache_enabled
 
     warnings: list[str] = []
 
@@ -221,21 +229,19 @@ def _render(args, options, item) -> dict:
         warnings.append(message)
         print(f"warning: {message}", file=sys.stderr)
 
+    # The env switch is read before the model loads, so a typo in it costs nothing.
+    prompts_enabled = disk_cache_enabled() if args.ref else False
     engine = Engine.load(args.model, device=args.device, precision=args.precision)
     started = time.perf_counter()
-    prompt, source = None, "none"
+    prompt, source, encodes, transcriptions = None, "none", 0, 0
     if args.prompt:
         prompt, source = VoicePrompt.load(args.prompt, engine.info.audio.codebooks), "file"
     elif args.ref:
-        transcribe = None
-        if args.ref_text is None or not args.ref_text.strip():
-            from studio.engine.asr import DEFAULT_ASR_MODEL, Transcriber
-
-            transcribe = Transcriber(args.asr_model or DEFAULT_ASR_MODEL, str(engine.device))
-        prompt = engine.create_prompt(
-            args.ref, args.ref_text, preprocess=not args.no_preprocess, transcribe=transcribe, warn=warn
+        prompts = _prompt_source(engine, args, prompts_enabled)
+        prompt, source = prompts.obtain(
+            args.ref, args.ref_text, preprocess=not args.no_preprocess, warn=warn
         )
-        source = "encoded"
+        encodes, transcriptions = prompts.encodes, prompts.transcriptions
 
     item.prompt = prompt
     show = not args.quiet and sys.stderr.isatty()
@@ -265,9 +271,82 @@ def _render(args, options, item) -> dict:
         "accel_active": "off",
         "fallback_reason": fallback,
         "prompt_source": source,
+        "encodes": encodes,
+        "transcriptions": transcriptions,
         "chunks": len(result.tokens),
         "warnings": warnings,
     }
+
+
+def _saved_voice_keys() -> set[str]:
+    """The prompt-cache keys of the saved voices (pruning spares them); none without a library."""
+    from studio.library.db import DB_FILE
+    from studio.paths import data_dir
+
+    if not (data_dir() / DB_FILE).is_file():
+        return set()  # no library yet: do not create one just to read nothing
+    from studio.library.voices import VoiceLibrary
+
+    with VoiceLibrary(data_dir()) as library:
+        return library.cache_keys()
+
+
+def _prompt_source(engine, args, disk: bool):
+    from studio.engine.asr import DEFAULT_ASR_MODEL
+    from studio.engine.prompt_cache import PromptCache, default_cache_folder
+    from studio.engine.prompts import PromptSource
+
+    return PromptSource(
+        engine,
+        PromptCache(default_cache_folder() if disk else None),
+        asr_model=args.asr_model or DEFAULT_ASR_MODEL,
+        keep_keys=_saved_voice_keys,
+    )
+
+
+def _size(count: int) -> str:
+    if count < 1024:
+        return f"{count} bytes"
+    size = count / 1024
+    for unit in ("KB", "MB"):
+        if size < 1024:
+            return f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"
+
+
+def run_cache(args) -> dict:
+    """``cache info`` and ``cache clear``; the folder is the same whether the disk layer is on."""
+    from studio.engine.prompt_cache import (
+        DISK_CACHE_ENV,
+        HASHES_FILE,
+        FileHasher,
+        PromptCache,
+        default_cache_folder,
+        disk_cache_enabled,
+    )
+
+    folder = default_cache_folder()
+    cache = PromptCache(folder)
+    if args.cache_command == "clear":
+        removed = cache.clear()
+        if (folder / HASHES_FILE).is_file():
+            FileHasher(folder / HASHES_FILE).clear()  # it names the user's clips
+        noun = "prompt" if removed == 1 else "prompts"
+        message = f"Removed {removed} cached voice {noun} from {folder}."
+        return {"folder": str(folder), "removed": removed, "message": message}
+    enabled = disk_cache_enabled()
+    info = cache.info()
+    state = "on" if enabled else f"off (by {DISK_CACHE_ENV})"
+    noun = "prompt" if info["entries"] == 1 else "prompts"
+    message = (
+        f"Voice prompt cache: {folder}\n"
+        f"Disk layer: {state}\n"
+        f"Holds {info['entries']} voice {noun} ({_size(info['bytes'])}); keeps the "
+        f"{info['disk_items']} most recently used plus those of saved voices."
+    )
+    return {"folder": str(folder), "enabled": enabled, "entries": info["entries"],
+            "bytes": info["bytes"], "disk_items": info["disk_items"], "message": message}
 
 
 def run_download(args) -> None:
@@ -321,6 +400,13 @@ def main(argv: list[str] | None = None) -> int:
                       f"in {summary['seconds']:.2f} s, seed {summary['seed']}).", file=sys.stderr)
         elif args.command == "download":
             run_download(args)
+        elif args.command == "cache":
+            summary = run_cache(args)
+            if args.json:
+                print(json.dumps({k: v for k, v in summary.items() if k != "message"},
+                                 ensure_ascii=False))
+            else:
+                print(summary["message"])
         return 0
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

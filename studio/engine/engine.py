@@ -100,6 +100,16 @@ class _Job:
     seed: int
 
 
+def long_reference_note(seconds: float) -> str | None:
+    """The warning for a reference clip of ``seconds`` (after trimming), if it is too long."""
+    if seconds <= LONG_REFERENCE_S:
+        return None
+    return (
+        f"The reference clip is {seconds:.1f} s long; clips over {LONG_REFERENCE_S:.0f} s "
+        "render slower and clone worse, so trim it to 3-10 s."
+    )
+
+
 def pick_device(device: str = "auto") -> torch.device:
     if device == "auto":
         if torch.cuda.is_available():
@@ -261,12 +271,9 @@ class Engine:
                     f"{name} is silent after silence trimming; use a louder clip or turn off "
                     "reference preprocessing."
                 )
-        seconds = wave.shape[-1] / sr
-        if seconds > LONG_REFERENCE_S and warn is not None:
-            warn(
-                f"The reference clip is {seconds:.1f} s long; clips over {LONG_REFERENCE_S:.0f} s "
-                "render slower and clone worse, so trim it to 3-10 s."
-            )
+        note = long_reference_note(wave.shape[-1] / sr)
+        if note and warn is not None:
+            warn(note)
         if ref_text is None:
             if transcribe is None:
                 raise UserError(
@@ -451,6 +458,7 @@ __all__ = [
     "Progress",
     "Rendering",
     "SynthesisItem",
+    "long_reference_note",
     "pick_device",
     "pick_precision",
     "precision_name",
