@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="OmniVoice Desktop: clone and design voices with OmniVoice, locally.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--model", dest="studio_model", default=None,
+                        help="open the studio on this checkpoint folder or repo id")
     commands = parser.add_subparsers(dest="command")
 
     synth = commands.add_parser("synth", help="render speech to an audio file")
@@ -278,29 +280,17 @@ def _render(args, options, item) -> dict:
     }
 
 
-def _saved_voice_keys() -> set[str]:
-    """The prompt-cache keys of the saved voices (pruning spares them); none without a library."""
-    from studio.library.db import DB_FILE
-    from studio.paths import data_dir
-
-    if not (data_dir() / DB_FILE).is_file():
-        return set()  # no library yet: do not create one just to read nothing
-    from studio.library.voices import VoiceLibrary
-
-    with VoiceLibrary(data_dir()) as library:
-        return library.cache_keys()
-
-
 def _prompt_source(engine, args, disk: bool):
     from studio.engine.asr import DEFAULT_ASR_MODEL
     from studio.engine.prompt_cache import PromptCache, default_cache_folder
     from studio.engine.prompts import PromptSource
+    from studio.library.voices import saved_voice_cache_keys
 
     return PromptSource(
         engine,
         PromptCache(default_cache_folder() if disk else None),
         asr_model=args.asr_model or DEFAULT_ASR_MODEL,
-        keep_keys=_saved_voice_keys,
+        keep_keys=saved_voice_cache_keys,
     )
 
 
@@ -385,8 +375,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 0
+        # No subcommand: open the studio (Qt is imported only here).
+        from studio.app import run
+
+        extra = ["--model", args.studio_model] if args.studio_model else []
+        return run([sys.argv[0], *extra])
     handler, logfile = _setup_logging()
     # Library warnings (torch, torchaudio) go to the log file, not the terminal.
     logging.captureWarnings(True)

@@ -407,3 +407,16 @@ class VoiceLibrary:
     @staticmethod
     def _name_taken(name: str) -> UserError:
         return UserError(f"A voice named '{name}' already exists; choose another name.")
+
+
+def saved_voice_cache_keys(root: Path | None = None) -> set[str]:
+    """The prompt-cache keys of the saved voices, read through a short-lived
+    connection of the caller's thread; none (and no new database) without a library."""
+    from studio.library.db import DB_FILE
+    from studio.paths import data_dir
+
+    root = root if root is not None else data_dir()
+    if not (root / DB_FILE).is_file():
+        return set()
+    with VoiceLibrary(root) as library:
+        return library.cache_keys()

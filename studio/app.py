@@ -1,0 +1,88 @@
+"""The studio application: QApplication, settings, worker controller, player, main window.
+
+``run(argv)`` shows the window first and then asks the worker to load the model,
+so the studio is usable (Settings, typing) while the weights load on the worker
+thread. ``aboutToQuit`` stops the worker cleanly before Qt tears anything down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from importlib import resources
+from pathlib import Path
+
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from studio.settings import APPLICATION, ORGANIZATION, Settings
+
+ICON_NAMES = ("omnivoice.svg", "icon.svg", "omnivoice.png", "icon.png")
+
+
+def parse_args(args: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="omnivoice-desktop", add_help=False)
+    parser.add_argument("--model", default=None,
+                        help="checkpoint folder or repo id for this session (not saved)")
+    known, _qt_and_other = parser.parse_known_args(args)
+    return known
+
+
+def app_icon() -> QIcon | None:
+    """The app icon from the resources, if one ships (installed package or checkout)."""
+    folders = []
+    try:
+        folders.append(resources.files("studio.resources"))
+    except ModuleNotFoundError:
+        pass
+    folders.append(Path(__file__).resolve().parents[1] / "resources")
+    for folder in folders:
+        for name in ICON_NAMES:
+            candidate = folder.joinpath(name)
+            if candidate.is_file():
+                return QIcon(str(candidate))
+    return None
+
+
+def _log_to_file() -> None:
+    from studio.paths import log_file
+
+    path = log_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+def run(argv: list[str]) -> int:
+    """Open the studio; returns the exit status of the event loop."""
+    app = QApplication.instance() or QApplication(list(argv))
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setApplicationDisplayName(APPLICATION)
+    app.setDesktopFileName("omnivoice-desktop")
+    icon = app_icon()
+    if icon is not None:
+        app.setWindowIcon(icon)
+    # Qt's own options (-style fusion, -platform ...) are left to Qt.
+    args = parse_args(list(argv[1:]))
+    _log_to_file()
+
+    from studio.audio.player import Player
+    from studio.views.main_window import MainWindow
+    from studio.worker.controller import WorkerController
+
+    settings = Settings()
+    controller = WorkerController()
+    player = Player()
+    app.aboutToQuit.connect(controller.shutdown)
+    app.aboutToQuit.connect(player.close)
+    window = MainWindow(settings, controller, player, model_override=args.model)
+    window.show()
+    window.load_model()  # queued to the worker thread; the window is already up
+    return app.exec()

@@ -1,0 +1,126 @@
+"""Every setting of the app, declared once, stored with QSettings.
+
+A setting may have an environment override (``OMNIVOICE_*``); while it is set,
+it wins over the stored value and the Settings view shows it as such. Views and
+the worker controller read settings through one :class:`Settings` object.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, QSettings, Signal
+
+from studio.engine.errors import UserError
+from studio.engine.prompt_cache import parse_switch
+
+ORGANIZATION = "OmniVoice"
+APPLICATION = "OmniVoice Desktop"
+
+# One parser for on/off switches, shared with the CLI's environment handling.
+parse_bool = parse_switch
+
+
+def parse_accel(text: str, name: str) -> str:
+    """OMNIVOICE_FLASHINFER=0|1|graph, as the acceleration setting's values."""
+    value = text.strip().lower()
+    mapping = {"graph": "flashinfer-graph", "compile": "compile"}
+    if value in mapping:
+        return mapping[value]
+    return "flashinfer" if parse_bool(value, name) else "off"
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str
+    default: Any
+    label: str
+    env: str | None = None
+    choices: tuple[str, ...] | None = None
+    parse_env: Callable[[str, str], Any] | None = None
+
+    def coerce(self, raw: Any) -> Any:
+        """QSettings hands back strings on some platforms: restore the declared type."""
+        kind = type(self.default)
+        if raw is None:
+            return self.default
+        try:
+            if kind is bool:
+                return raw if isinstance(raw, bool) else parse_bool(str(raw), self.key)
+            value = kind(raw)
+        except (TypeError, ValueError, UserError):
+            return self.default
+        if self.choices is not None and value not in self.choices:
+            return self.default
+        return value
+
+
+ACCEL_MODES = ("off", "compile", "flashinfer", "flashinfer-graph")
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("model/source", "k2-fsa/OmniVoice", "Model", env="OMNIVOICE_MODEL"),
+    Setting("model/device", "auto", "Device", env="OMNIVOICE_DEVICE",
+            choices=("auto", "cpu", "cuda", "mps")),
+    Setting("model/precision", "auto", "Precision", env="OMNIVOICE_PRECISION",
+            choices=("auto", "fp32", "bf16", "fp16")),
+    Setting("accel/mode", "off", "Acceleration", env="OMNIVOICE_FLASHINFER",
+            choices=ACCEL_MODES, parse_env=parse_accel),
+    Setting("cache/disk", True, "Keep voice prompts on disk", env="OMNIVOICE_PROMPT_DISK_CACHE",
+            parse_env=parse_bool),
+    Setting("cache/disk_items", 32, "Voice prompts kept on disk"),
+    Setting("cache/memory_items", 8, "Voice prompts kept in memory"),
+    Setting("audio/output_device", -1, "Audio output device"),
+    Setting("asr/model", "openai/whisper-large-v3-turbo", "Transcription model",
+            env="OMNIVOICE_ASR_MODEL"),
+)
+
+BY_KEY: Mapping[str, Setting] = {s.key: s for s in SETTINGS}
+
+
+class Settings(QObject):
+    """The one owner of settings. ``changed(key)`` fires after a stored value changes."""
+
+    changed = Signal(str)
+
+    def __init__(self, store: QSettings | None = None, environ: Mapping[str, str] | None = None):
+        super().__init__()
+        self._store = store if store is not None else QSettings(ORGANIZATION, APPLICATION)
+        self._environ = os.environ if environ is None else environ
+
+    def override(self, key: str) -> str | None:
+        """The environment variable overriding ``key`` right now, if any."""
+        setting = BY_KEY[key]
+        if setting.env and self._environ.get(setting.env, "").strip():
+            return setting.env
+        return None
+
+    def value(self, key: str) -> Any:
+        setting = BY_KEY[key]
+        env = self.override(key)
+        if env is not None:
+            raw = self._environ[env]
+            return setting.parse_env(raw, env) if setting.parse_env else setting.coerce(raw)
+        return setting.coerce(self._store.value(key, setting.default))
+
+    def stored(self, key: str) -> Any:
+        setting = BY_KEY[key]
+        return setting.coerce(self._store.value(key, setting.default))
+
+    def set_value(self, key: str, value: Any) -> None:
+        setting = BY_KEY[key]
+        value = setting.coerce(value)
+        if value == self.stored(key):
+            return
+        self._store.setValue(key, value)
+        self._store.sync()
+        self.changed.emit(key)
+
+    # Window geometry and last-used inputs are plain state, not declared settings.
+    def state(self, key: str, default: Any = None) -> Any:
+        return self._store.value(f"state/{key}", default)
+
+    def set_state(self, key: str, value: Any) -> None:
+        self._store.setValue(f"state/{key}", value)

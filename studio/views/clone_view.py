@@ -1,0 +1,163 @@
+"""CloneView: a reference clip on top, the text and settings below; emits RenderRequests.
+
+The view checks only what it can say better than the engine (no clip yet, no text);
+everything else is validated by the engine, whose sentence comes back through
+:meth:`CloneView.on_failed`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
+
+from studio.views.generate_form import GenerateForm
+from studio.views.reference_panel import ReferencePanel
+from studio.views.widgets.labels import heading_label, hint_label
+from studio.worker.jobs import RenderRequest
+
+STATE_PREFIX = "clone"
+NO_REFERENCE = "Choose a reference clip to clone, or use the Design view."
+NO_TEXT = "Type the text the voice should say."
+
+
+class _ContentLayout(QVBoxLayout):
+    """A column that tells its scroll area it has no height-for-width.
+
+    Wrapped hint labels make a layout height-for-width, and QScrollArea then sizes
+    the page to its *preferred* height, scrolling at any window size. Without it the
+    page fills the viewport and scrolls only below its minimum height.
+    """
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
+def _rule() -> QFrame:
+    line = QFrame()
+    line.setFrameShape(QFrame.Shape.HLine)
+    line.setFrameShadow(QFrame.Shadow.Sunken)
+    return line
+
+
+class CloneView(QWidget):
+    render_requested = Signal(object)  # RenderRequest
+    cancel_requested = Signal()
+    transcribe_requested = Signal(object)  # Path
+
+    def __init__(self, player=None, *, recorder=None, audio_status=None,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("cloneView")
+        self.setAccessibleName("Clone view")
+        self.reference = ReferencePanel(player, state_prefix=STATE_PREFIX, recorder=recorder,
+                                        audio_status=audio_status)
+        self.reference.setObjectName("referencePanel")
+        self.form = GenerateForm(STATE_PREFIX)
+        self.form.setObjectName("cloneForm")
+
+        title = heading_label("Clone a voice", size_delta=5)
+        subtitle = hint_label(
+            "Give a short, clean clip of the voice (3-15 seconds) and the text it should say.")
+
+        content = QWidget()
+        content.setObjectName("cloneContent")
+        layout = _ContentLayout(content)
+        layout.setContentsMargins(24, 18, 24, 18)
+        layout.setSpacing(6)
+        layout.addWidget(title)
+        layout.addWidget(subtitle)
+        layout.addSpacing(12)
+        layout.addWidget(self.reference)
+        layout.addSpacing(10)
+        layout.addWidget(_rule())
+        layout.addSpacing(10)
+        layout.addWidget(self.form, 1)
+
+        # Scrolls only when the window is too short for the Advanced section.
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+        self.form.generate_requested.connect(self._generate)
+        self.form.cancel_requested.connect(self.cancel_requested)
+        self.reference.transcribe_requested.connect(self._transcribe)
+        self.reference.reference_changed.connect(self._reference_changed)
+
+    # ------------------------------------------------------------------ intents
+    def build_request(self) -> RenderRequest | None:
+        """The request for the current inputs, or None after saying inline what is missing."""
+        reference = self.reference.reference()
+        if reference is None:
+            self.form.show_message(NO_REFERENCE)
+            self.reference.refPathEdit.setFocus(Qt.FocusReason.OtherFocusReason)
+            return None
+        fields = self.form.request_fields()
+        if not fields["text"].strip():
+            self.form.show_message(NO_TEXT)
+            self.form.textEdit.setFocus(Qt.FocusReason.OtherFocusReason)
+            return None
+        self.form.clear_message()
+        return RenderRequest(
+            reference=reference,
+            ref_text=self.reference.transcript(),
+            instruct=None,
+            mode="clone",
+            **fields,
+        )
+
+    def _generate(self) -> None:
+        request = self.build_request()
+        if request is not None:
+            self.render_requested.emit(request)
+
+    def _transcribe(self, path: Path) -> None:
+        self.reference.set_transcribing(True)
+        self.transcribe_requested.emit(path)
+
+    def _reference_changed(self, path: Path | None) -> None:
+        if path is not None and self.form.message_text() == NO_REFERENCE:
+            self.form.clear_message()
+
+    # ------------------------------------------------------------------ slots for the main window
+    def set_busy(self, busy: bool) -> None:
+        self.form.set_busy(busy)
+
+    def on_progress(self, step: int, steps: int, chunk: int, chunks: int) -> None:
+        self.form.set_progress(step, steps, chunk, chunks)
+
+    def on_finished(self) -> None:
+        self.form.set_busy(False)
+        self.form.finish_progress()
+
+    def on_cancelled(self) -> None:
+        self.form.set_busy(False)
+        self.form.reset_progress()
+        self.form.show_message("Cancelled.", error=False)
+
+    def on_failed(self, sentence: str) -> None:
+        self.form.set_busy(False)
+        self.form.reset_progress()
+        self.form.show_message(sentence)
+
+    def set_transcript(self, text: str) -> None:
+        self.reference.set_transcript(text)
+
+    def on_transcribe_failed(self, sentence: str) -> None:
+        self.reference.set_transcribing(False)
+        self.reference.show_message(sentence)
+
+    # ------------------------------------------------------------------ persistence
+    def save_state(self, settings) -> None:
+        self.reference.save_state(settings)
+        self.form.save_state(settings)
+
+    def restore_state(self, settings) -> None:
+        self.reference.restore_state(settings)
+        self.form.restore_state(settings)

@@ -1,0 +1,650 @@
+"""DesignAttributes: one picker per voice-design category, a free-text description
+mapped onto them, and a live preview of the instruct the engine will receive.
+
+What may be combined is decided by the engine itself: an item is offered only if
+``normalize_instruct`` accepts the current selection with it, so the pickers can
+never build an instruct the engine would refuse. The description mapper is plain
+data (phrases -> items) and a greedy longest-phrase scan; it never guesses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QStandardItemModel, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.engine.errors import UserError
+from studio.engine.instruct import CATEGORIES, InstructItem, normalize_instruct, text_wants_chinese
+
+UNSET = "—"
+CATEGORY_KEYS = tuple(c.key for c in CATEGORIES)
+_BY_KEY = {c.key: c for c in CATEGORIES}
+
+# Picker labels where the category's name differs from the engine's.
+PICKER_LABELS = {"accent": "English accent", "dialect": "Chinese dialect"}
+
+# English names of the dialects (the model only has Chinese words for them).
+DIALECT_NAMES: dict[str, str] = {
+    "河南话": "Henan", "陕西话": "Shaanxi", "四川话": "Sichuan", "贵州话": "Guizhou",
+    "云南话": "Yunnan", "桂林话": "Guilin", "济南话": "Jinan", "石家庄话": "Shijiazhuang",
+    "甘肃话": "Gansu", "宁夏话": "Ningxia", "青岛话": "Qingdao", "东北话": "Northeastern",
+}
+
+# Why a whole picker is switched off, keyed by the picker that is blocked.
+BLOCKED_HINTS = {
+    "dialect": ("An English accent is set: an accent makes the instruct English and a dialect "
+                "makes it Chinese, so the model takes one or the other. Set the accent to — "
+                "to choose a dialect."),
+    "accent": ("A Chinese dialect is set: a dialect makes the instruct Chinese and an accent "
+               "makes it English, so the model takes one or the other. Set the dialect to — "
+               "to choose an accent."),
+}
+
+def item_key(item: InstructItem) -> str:
+    """The identity of an item: its English word, or its Chinese one where it has none."""
+    return item.en or item.zh
+
+
+def item_label(category: str, item: InstructItem) -> str:
+    """What a picker shows for an item ("Low", "British", "Sichuan (四川话)")."""
+    if category == "dialect":
+        return f"{DIALECT_NAMES.get(item.zh, item.zh)} ({item.zh})"
+    word = item.en
+    for suffix in (" pitch", " accent"):
+        word = word.removesuffix(suffix)
+    return word[0].upper() + word[1:]
+
+
+def build_instruct(selection: dict[str, str | None]) -> str | None:
+    """The raw instruct for a selection, in the engine's category order (not normalised)."""
+    words = [selection[key] for key in CATEGORY_KEYS if selection.get(key)]
+    return ", ".join(words) if words else None
+
+
+def accepted(selection: dict[str, str | None]) -> bool:
+    """Whether the engine accepts this selection (in either output language)."""
+    try:
+        normalize_instruct(build_instruct(selection), use_zh=False)
+    except UserError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- description mapping
+
+def _phrases() -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Phrase (lower-case words) -> item keys. Built from the engine's own words plus
+    synonyms; every key here is checked against CATEGORIES by the tests."""
+    synonyms: dict[str, tuple[str, ...]] = {
+        "male": ("male", "man", "men", "boy", "guy", "gentleman", "masculine", "he", "him",
+                 "his", "father", "dad", "husband", "son", "brother", "uncle", "king"),
+        "female": ("female", "woman", "women", "girl", "lady", "feminine", "she", "her",
+                   "mother", "mom", "mum", "wife", "daughter", "sister", "aunt", "queen"),
+        "child": ("child", "children", "kid", "kids", "toddler", "childlike", "young child"),
+        "teenager": ("teenager", "teen", "teens", "teenage", "adolescent"),
+        "young adult": ("young adult", "young", "youthful", "twenties"),
+        "middle-aged": ("middle-aged", "middle aged", "mature", "midlife", "forties", "fifties"),
+        "elderly": ("elderly", "old", "older", "senior", "aged", "elder", "ageing", "aging"),
+        "very low pitch": ("very low pitch", "very low", "very deep", "extremely low",
+                           "extremely deep", "bass", "very low-pitched"),
+        "low pitch": ("low pitch", "low", "deep", "low-pitched", "baritone"),
+        "moderate pitch": ("moderate pitch", "moderate", "medium", "medium-pitched",
+                           "average pitch", "normal pitch", "mid-pitched"),
+        "high pitch": ("high pitch", "high", "high-pitched", "shrill"),
+        "very high pitch": ("very high pitch", "very high", "extremely high", "squeaky",
+                            "very high-pitched"),
+        "whisper": ("whisper", "whispers", "whispering", "whispered", "whispery", "hushed"),
+    }
+    # Words that also name a language ("english", "chinese") count only before "accent".
+    accents = {
+        "american": ("american", "america", "usa"),
+        "british": ("british", "uk", "england", "london", "english accent"),
+        "australian": ("australian", "australia", "aussie"),
+        "chinese": ("china", "chinese accent"),
+        "canadian": ("canadian", "canada"),
+        "indian": ("indian", "india"),
+        "korean": ("korean", "korea"),
+        "portuguese": ("portuguese", "portugal"),
+        "russian": ("russian", "russia"),
+        "japanese": ("japanese", "japan"),
+    }
+    dialects = {
+        "河南话": ("henan",), "陕西话": ("shaanxi", "shaanxinese"), "四川话": ("sichuan", "sichuanese"),
+        "贵州话": ("guizhou",), "云南话": ("yunnan",), "桂林话": ("guilin",), "济南话": ("jinan",),
+        "石家庄话": ("shijiazhuang",), "甘肃话": ("gansu",), "宁夏话": ("ningxia",),
+        "青岛话": ("qingdao",), "东北话": ("northeastern", "northeast", "dongbei"),
+    }
+    table: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for key, words in synonyms.items():
+        for phrase in words:
+            table[tuple(phrase.split())] = (key,)
+    for name, words in accents.items():
+        for word in words:
+            table[tuple(word.split())] = (f"{name} accent",)
+            if " " not in word:
+                table[(word, "accent")] = (f"{name} accent",)
+                table[(word, "accented")] = (f"{name} accent",)
+    for zh, words in dialects.items():
+        for word in words:
+            table[(word,)] = (zh,)
+            table[(word, "dialect")] = (zh,)
+    # Words that imply two attributes at once.
+    for word, keys in {
+        "grandpa": ("male", "elderly"), "grandfather": ("male", "elderly"),
+        "grandma": ("female", "elderly"), "grandmother": ("female", "elderly"),
+        "granny": ("female", "elderly"), "schoolboy": ("male", "child"),
+        "schoolgirl": ("female", "child"),
+        "little boy": ("male", "child"), "little girl": ("female", "child"),
+    }.items():
+        table[tuple(word.split())] = keys
+    # A young boy or girl is not a "young adult".
+    table[("young", "boy")] = ("male",)
+    table[("young", "girl")] = ("female",)
+    return table
+
+
+def _zh_phrases() -> dict[str, tuple[str, ...]]:
+    """Chinese phrases -> item keys: the model's words, dialect names, common synonyms."""
+    table = {item.zh: (item_key(item),) for c in CATEGORIES for item in c.items if item.zh}
+    for zh in DIALECT_NAMES:
+        table[zh.removesuffix("话")] = (zh,)
+        table[zh.removesuffix("话") + "方言"] = (zh,)
+    table.update({
+        "男性": ("male",), "男人": ("male",), "男声": ("male",), "男生": ("male",),
+        "女性": ("female",), "女人": ("female",), "女声": ("female",), "女生": ("female",),
+        "老人": ("elderly",), "老": ("elderly",), "年迈": ("elderly",), "年轻": ("young adult",),
+        "小孩": ("child",), "孩子": ("child",), "儿童": ("child",),
+        "小男孩": ("male", "child"), "小女孩": ("female", "child"), "少女": ("female", "teenager"),
+        "大叔": ("male", "middle-aged"), "爷爷": ("male", "elderly"), "老爷爷": ("male", "elderly"),
+        "奶奶": ("female", "elderly"), "老奶奶": ("female", "elderly"),
+        "低沉": ("low pitch",), "低音": ("low pitch",), "高音": ("high pitch",),
+        "悄悄话": ("whisper",), "轻声": ("whisper",),
+    })
+    return table
+
+
+PHRASES = _phrases()
+ZH_PHRASES = _zh_phrases()
+_LONGEST = max(len(p) for p in PHRASES)
+_ZH_LONGEST = max(len(p) for p in ZH_PHRASES)
+# Glue words that carry no attribute: skipped, never flagged.
+STOPWORDS = frozenset(
+    "a an the with and or of in on to from at for by as is are who that has having speaking speaks "
+    "speaker talking "
+    "voice voices voiced sounding sounds sound person someone tone very quite really rather "
+    "like kind sort".split()
+)
+ZH_STOPWORDS = ("一个", "一位", "的", "声音", "说话", "带", "有", "和", "口音", "很", "非常", "有点", "一点",
+                "稍微", "比较", "，", "、")
+_TOKEN = re.compile(r"[a-z]+(?:[-'][a-z]+)*|[\u4e00-\u9fff]+|\d+", re.IGNORECASE)
+_KEY_CATEGORY = {item_key(i): c.key for c in CATEGORIES for i in c.items}
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    text: str
+    kind: str  # "known", "unknown", "conflict" or "ignored"
+    keys: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class DescriptionMatch:
+    """What a description says: one item per category, and how each word was read."""
+
+    values: dict[str, str] = field(default_factory=dict)  # category -> item key
+    spans: tuple[Span, ...] = ()
+
+    @property
+    def unknown(self) -> list[str]:
+        return [s.text for s in self.spans if s.kind == "unknown"]
+
+    @property
+    def conflicts(self) -> list[Span]:
+        return [s for s in self.spans if s.kind == "conflict"]
+
+
+def _tokens(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, word) with CJK runs cut into known phrases, stop words and leftovers."""
+    out: list[tuple[int, int, str]] = []
+    for m in _TOKEN.finditer(text):
+        word = m.group()
+        if not ("\u4e00" <= word[0] <= "\u9fff"):
+            out.append((m.start(), m.end(), word.lower()))
+            continue
+        i, pending = 0, m.start()  # leftovers between known pieces stay one token
+        while i < len(word):
+            for n in range(min(_ZH_LONGEST, len(word) - i), 0, -1):
+                piece = word[i:i + n]
+                if piece in ZH_PHRASES or piece in ZH_STOPWORDS:
+                    if pending < m.start() + i:
+                        out.append((pending, m.start() + i, text[pending:m.start() + i]))
+                    out.append((m.start() + i, m.start() + i + n, piece))
+                    i += n
+                    pending = m.start() + i
+                    break
+            else:
+                i += 1
+        if pending < m.end():
+            out.append((pending, m.end(), text[pending:m.end()]))
+    return out
+
+
+def map_description(text: str) -> DescriptionMatch:
+    """Map a free-text description onto design attributes.
+
+    Phrases are matched longest first ("very deep" before "deep"); the first
+    phrase to set a category wins, and a later one that disagrees, or that the
+    engine would refuse alongside it (an accent with a dialect), is a conflict.
+    """
+    tokens = _tokens(text)
+    values: dict[str, str] = {}
+    spans: list[Span] = []
+    i = 0
+    while i < len(tokens):
+        start, end, word = tokens[i]
+        keys, width = ZH_PHRASES.get(word), 1
+        if keys is None:
+            for n in range(min(_LONGEST, len(tokens) - i), 0, -1):
+                phrase = tuple(t[2] for t in tokens[i:i + n])
+                if phrase in PHRASES:
+                    keys, width = PHRASES[phrase], n
+                    break
+        end = tokens[i + width - 1][1]
+        raw = text[start:end]
+        if keys is None:
+            kind = "ignored" if word in STOPWORDS or word in ZH_STOPWORDS else "unknown"
+            spans.append(Span(start, end, raw, kind))
+        else:
+            spans.append(_settle(values, raw, start, end, keys))
+        i += width
+    return DescriptionMatch(values, tuple(spans))
+
+
+def _settle(values: dict[str, str], raw: str, start: int, end: int,
+            keys: tuple[str, ...]) -> Span:
+    """Add a phrase's items to ``values`` unless they clash with what is there."""
+    candidate = dict(values)
+    for key in keys:
+        category = _KEY_CATEGORY[key]
+        if candidate.get(category, key) != key:
+            return Span(start, end, raw, "conflict", keys,
+                        f"'{raw}' conflicts with the {category} already described")
+        candidate[category] = key
+    try:
+        normalize_instruct(build_instruct(candidate), use_zh=False)
+    except UserError as exc:
+        return Span(start, end, raw, "conflict", keys, str(exc))
+    values.update(candidate)
+    return Span(start, end, raw, "known", keys)
+
+
+# ---------------------------------------------------------------- widget
+
+UNKNOWN_BACKGROUND = QColor("#fdecc8")
+UNKNOWN_UNDERLINE = QColor("#c62828")
+CONFLICT_BACKGROUND = QColor("#f9d6d5")
+
+
+class DesignAttributes(QWidget):
+    """The voice-design pickers; ``instruct()`` is the normalised instruct or None."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._target_text = ""
+        self._owned: dict[str, str] = {}  # categories the description set, and to what
+        self._match = DescriptionMatch()
+        self._quiet = False
+        # The engine's verdict per full selection: the pickers ask it for every item on
+        # every change, and there are only a few thousand selections in all.
+        self._verdicts: dict[tuple[str | None, ...], bool] = {}
+        self._keys: dict[str, list[str]] = {}  # category -> item key per row after "—"
+        self._enabled: dict[tuple[str, int], bool] = {}
+        self._selection: dict[str, str | None] = dict.fromkeys(CATEGORY_KEYS)  # mirrors the pickers
+        self._shown: dict[str, object] = {}  # what the pickers and preview show now
+        self._build()
+
+    # ------------------------------------------------------------------ building
+    def _build(self) -> None:
+        self.describeEdit = QPlainTextEdit()
+        self.describeEdit.setObjectName("describeEdit")
+        self.describeEdit.setPlaceholderText(
+            "Describe the voice, e.g. an old man with a deep voice and a british accent")
+        self.describeEdit.setAccessibleName("Describe the voice")
+        self.describeEdit.setToolTip(
+            "Words like old, deep, girl, whispering or british set the pickers below; "
+            "words that match no attribute are highlighted.")
+        self.describeEdit.setTabChangesFocus(True)
+        line = self.describeEdit.fontMetrics().lineSpacing()
+        self.describeEdit.setFixedHeight(line * 3 + 14)
+        self.describeEdit.textChanged.connect(self._description_changed)
+        self.feedback = QLabel()
+        self.feedback.setObjectName("descriptionFeedback")
+        self.feedback.setWordWrap(True)
+        self.feedback.setTextFormat(Qt.TextFormat.RichText)
+        self.feedback.setAccessibleName("How the description was read")
+
+        self.combos: dict[str, QComboBox] = {}
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(12)
+        grid.setVerticalSpacing(8)
+        for index, category in enumerate(CATEGORIES):
+            combo = QComboBox()
+            combo.setObjectName(f"{category.key}Combo")
+            name = PICKER_LABELS.get(category.key, category.en)
+            # "" rather than None as the unset item's data: PySide6 6.12 on Python 3.11
+            # under-counts references to a None read back from item data.
+            combo.addItem(UNSET, "")
+            combo.setItemData(0, f"No {name.lower()}: the model decides", Qt.ItemDataRole.ToolTipRole)
+            self._keys[category.key] = [item_key(item) for item in category.items]
+            for item in category.items:
+                combo.addItem(item_label(category.key, item), item_key(item))
+                words = " / ".join(w for w in (item.en, item.zh) if w)
+                combo.setItemData(combo.count() - 1, f"The model's words: {words}",
+                                  Qt.ItemDataRole.ToolTipRole)
+            combo.setAccessibleName(name)
+            combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+            combo.setMinimumWidth(150)
+            combo.currentIndexChanged.connect(
+                lambda index, key=category.key: self._picked(key, index))
+            label = QLabel(f"&{name}")
+            label.setBuddy(combo)
+            row, col = divmod(index, 2)
+            grid.addWidget(label, row, col * 2)
+            grid.addWidget(combo, row, col * 2 + 1)
+            self.combos[category.key] = combo
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
+        grid.setColumnMinimumWidth(2, 110)
+
+        self.preview = QLabel()
+        self.preview.setObjectName("instructPreview")
+        self.preview.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.preview.setAccessibleName("Instruct preview")
+        self.preview.setToolTip("The instruct the model receives, normalised as the engine does")
+        self.preview.setWordWrap(True)
+        self.preview.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.languageTag = QLabel()
+        self.languageTag.setObjectName("instructLanguage")
+        self.languageTag.setAccessibleName("Instruct language")
+        self.languageTag.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.languageTag.setStyleSheet(
+            "QLabel { border: 1px solid palette(mid); border-radius: 8px; padding: 1px 8px; }")
+        self.clearButton = QPushButton("Clear")
+        self.clearButton.setObjectName("clearDesignButton")
+        self.clearButton.setAccessibleName("Clear voice design")
+        self.clearButton.setToolTip("Reset every attribute and the description")
+        self.clearButton.clicked.connect(self.clear)
+
+        box = QFrame()
+        box.setObjectName("instructBox")
+        box.setFrameShape(QFrame.Shape.StyledPanel)
+        box.setStyleSheet("#instructBox { background: palette(base); border-radius: 4px; }")
+        boxLayout = QHBoxLayout(box)
+        boxLayout.setContentsMargins(10, 6, 6, 6)
+        caption = QLabel("Instruct")
+        caption.setStyleSheet("color: palette(placeholder-text);")
+        boxLayout.addWidget(caption)
+        boxLayout.addWidget(self.preview, 1)
+        boxLayout.addWidget(self.languageTag)
+        boxLayout.addWidget(self.clearButton)
+
+        describeLabel = QLabel("&Describe the voice")
+        describeLabel.setBuddy(self.describeEdit)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        layout.addWidget(describeLabel)
+        layout.addWidget(self.describeEdit)
+        layout.addWidget(self.feedback)
+        layout.addSpacing(4)
+        layout.addLayout(grid)
+        layout.addSpacing(4)
+        layout.addWidget(box)
+        self._refresh()
+
+    # ------------------------------------------------------------------ reading
+    def selection(self) -> dict[str, str | None]:
+        return dict(self._selection)
+
+    def use_zh(self) -> bool:
+        return text_wants_chinese(self._target_text)
+
+    def instruct(self) -> str | None:
+        """The normalised instruct (None without attributes)."""
+        return normalize_instruct(build_instruct(self.selection()), use_zh=self.use_zh())
+
+    def description(self) -> str:
+        return self.describeEdit.toPlainText()
+
+    def description_match(self) -> DescriptionMatch:
+        return self._match
+
+    def item_enabled(self, category: str, key: str | None) -> bool:
+        """Whether the user can pick ``key`` in ``category`` right now."""
+        combo = self.combos[category]
+        if not key:
+            return combo.isEnabled()
+        row = self._keys[category].index(key) + 1
+        return combo.isEnabled() and self._enabled.get((category, row), True)
+
+    # ------------------------------------------------------------------ changing
+    def set_target_text(self, text: str) -> None:
+        """The text to speak decides whether the instruct is written in Chinese."""
+        if text_wants_chinese(text) != text_wants_chinese(self._target_text):
+            self._target_text = text
+            self._refresh()
+            self.changed.emit()
+        self._target_text = text
+
+    def set_selection(self, selection: dict[str, str | None]) -> bool:
+        """Set every picker at once; refused (False) if the engine would not accept it."""
+        wanted = {key: selection.get(key) or None for key in CATEGORY_KEYS}
+        known = all(v is None or v in self._keys[k] for k, v in wanted.items())
+        if not known or not accepted(wanted):
+            return False
+        self._apply(wanted)
+        return True
+
+    def set_description(self, text: str) -> None:
+        self.describeEdit.setPlainText(text)
+
+    def clear(self) -> None:
+        self._quiet = True
+        self.describeEdit.clear()
+        self._quiet = False
+        self._owned = {}
+        self._match = DescriptionMatch()
+        self._apply(dict.fromkeys(CATEGORY_KEYS))
+        self._show_feedback()
+
+    def _apply(self, wanted: dict[str, str | None]) -> None:
+        if wanted == self.selection():
+            return
+        self._quiet = True
+        for key, value in wanted.items():
+            self.combos[key].setCurrentIndex(self._keys[key].index(value) + 1 if value else 0)
+        self._quiet = False
+        self._refresh()
+        self.changed.emit()
+
+    def _picked(self, category: str, index: int) -> None:
+        self._selection[category] = self._keys[category][index - 1] if index > 0 else None
+        if self._quiet:
+            return
+        # A hand-picked value is the user's, no longer the description's.
+        self._owned.pop(category, None)
+        self._refresh()
+        self.changed.emit()
+
+    def _description_changed(self) -> None:
+        if self._quiet:
+            return
+        match = map_description(self.description())
+        wanted = self.selection()
+        for category, value in self._owned.items():
+            if category not in match.values and wanted[category] == value:
+                wanted[category] = None  # the words that set it are gone
+        wanted.update(match.values)
+        if not accepted(wanted):
+            # The description wins over a hand-picked value it cannot live with.
+            for category in CATEGORY_KEYS:
+                if category not in match.values and wanted[category] is not None:
+                    trial = dict(wanted, **{category: None})
+                    if accepted(trial):
+                        wanted = trial
+                        break
+        self._match = match
+        self._owned = dict(match.values)
+        if accepted(wanted):
+            self._apply(wanted)
+        self._show_feedback()
+
+    # ------------------------------------------------------------------ rendering
+    def _refresh(self) -> None:
+        """Enable exactly the items the engine accepts next to the other pickers' values."""
+        selection = self.selection()
+        for category, combo in self.combos.items():
+            model: QStandardItemModel = combo.model()
+            allowed_any = False
+            for row, key in enumerate(self._keys[category], start=1):
+                ok = self._accepts(dict(selection, **{category: key}))
+                if self._enabled.get((category, row), True) != ok:
+                    model.item(row).setEnabled(ok)
+                    self._enabled[(category, row)] = ok
+                allowed_any |= ok
+            blocked = not allowed_any and selection[category] is None
+            name = PICKER_LABELS.get(category, _BY_KEY[category].en)
+            tip = (self._blocked_reason(category, selection) if blocked
+                   else f"{name} of the designed voice (— leaves it to the model)")
+            if self._shown.get(category) != (blocked, tip):  # touch Qt only on a change
+                self._shown[category] = (blocked, tip)
+                combo.setEnabled(not blocked)
+                combo.setToolTip(tip)
+        self._show_preview()
+
+    def _accepts(self, selection: dict[str, str | None]) -> bool:
+        key = tuple(selection[k] for k in CATEGORY_KEYS)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = self._verdicts[key] = accepted(selection)
+        return verdict
+
+    def _blocked_reason(self, category: str, selection: dict[str, str | None]) -> str:
+        if category in BLOCKED_HINTS:
+            return BLOCKED_HINTS[category]
+        first = self._keys[category][0]
+        try:
+            normalize_instruct(build_instruct(dict(selection, **{category: first})), False)
+        except UserError as exc:
+            return str(exc)
+        return ""
+
+    def _show_preview(self) -> None:
+        try:
+            text = self.instruct()
+        except UserError as exc:  # unreachable through the pickers; shown, never raised
+            text = str(exc)
+        key = (text, self._selection["accent"], self._selection["dialect"], self.use_zh())
+        if self._shown.get("preview") == key:
+            return
+        self._shown["preview"] = key
+        if text is None:
+            self.preview.setText("none: the model chooses the voice")
+            self.preview.setStyleSheet("color: palette(placeholder-text); font-style: italic;")
+            self.languageTag.hide()
+        else:
+            self.preview.setText(text)
+            self.preview.setStyleSheet("font-weight: 600;")
+            zh = text_wants_chinese(text)
+            self.languageTag.setText("中文" if zh else "EN")
+            selection = self.selection()
+            why = ("a dialect makes it Chinese" if selection["dialect"]
+                   else "an accent makes it English" if selection["accent"]
+                   else "the text is Chinese" if zh else "the text is not Chinese")
+            self.languageTag.setToolTip(f"Instruct written in {'Chinese' if zh else 'English'}: {why}")
+            self.languageTag.show()
+        self.preview.setAccessibleDescription(self.preview.text())
+
+    def _show_feedback(self) -> None:
+        match = self._match
+        selections = []
+        for span in match.spans:
+            if span.kind not in ("unknown", "conflict"):
+                continue
+            fmt = QTextCharFormat()
+            fmt.setBackground(UNKNOWN_BACKGROUND if span.kind == "unknown" else CONFLICT_BACKGROUND)
+            fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+            fmt.setUnderlineColor(UNKNOWN_UNDERLINE)
+            fmt.setToolTip("Not a voice attribute the model knows" if span.kind == "unknown"
+                           else span.note)
+            selection = QTextEdit.ExtraSelection()
+            cursor = QTextCursor(self.describeEdit.document())
+            cursor.setPosition(span.start)
+            cursor.setPosition(span.end, QTextCursor.MoveMode.KeepAnchor)
+            selection.cursor = cursor
+            selection.format = fmt
+            selections.append(selection)
+        self.describeEdit.setExtraSelections(selections)
+
+        parts = []
+        understood = []
+        for category in CATEGORY_KEYS:
+            if category in match.values:
+                item = next(i for i in _BY_KEY[category].items if item_key(i) == match.values[category])
+                understood.append(_escape(item.en or item_label(category, item)))
+        if understood:
+            parts.append("<span style='color:#2e7d32'>✓</span> Understood: <b>"
+                         + "</b> · <b>".join(understood) + "</b>")
+        if match.unknown:
+            words = " ".join(
+                f"<span style='background:{UNKNOWN_BACKGROUND.name()};color:#8a1c1c'>&nbsp;"
+                f"{_escape(w)}&nbsp;</span>" for w in dict.fromkeys(match.unknown))
+            parts.append(f"Not understood: {words}")
+        if match.conflicts:
+            words = ", ".join(f"'{_escape(s.text)}'" for s in match.conflicts)
+            parts.append(f"<span style='color:#c62828'>Ignored as conflicting: {words}</span>")
+        self.feedback.setText("&nbsp;&nbsp;&nbsp;".join(parts))
+        self.feedback.setVisible(bool(parts))
+        self.feedback.setAccessibleDescription(re.sub(r"<[^>]+>|&nbsp;", " ", self.feedback.text()))
+
+    # ------------------------------------------------------------------ persistence
+    def save_state(self, settings, prefix: str = "design") -> None:
+        settings.set_state(f"{prefix}/attributes", json.dumps(self.selection()))
+        settings.set_state(f"{prefix}/description", self.description())
+
+    def restore_state(self, settings, prefix: str = "design") -> None:
+        description = settings.state(f"{prefix}/description")
+        if isinstance(description, str) and description:
+            self.set_description(description)
+        try:
+            stored = json.loads(settings.state(f"{prefix}/attributes") or "{}")
+        except (TypeError, ValueError):
+            stored = {}
+        if isinstance(stored, dict):
+            self.set_selection({k: v for k, v in stored.items() if isinstance(v, str)})
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+

@@ -1,0 +1,191 @@
+"""DesignView: a voice made from attributes (and optionally steadied by a reference clip).
+
+The attributes become the request's instruct; with a reference clip the request also
+clones it. The view says how the two combine, because the model's behaviour is not
+obvious: the reference wins where they disagree.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
+
+from studio.engine.errors import UserError
+from studio.views.design_attributes import DesignAttributes
+from studio.views.generate_form import GenerateForm
+from studio.views.reference_panel import ReferencePanel
+from studio.views.widgets.collapsible import CollapsibleSection
+from studio.views.widgets.labels import heading_label, hint_label
+from studio.worker.jobs import RenderRequest
+
+STATE_PREFIX = "design"
+NO_TEXT = "Type the text the voice should say."
+REFERENCE_NOTE = (
+    "With a reference clip, a consistent instruct steadies the clone; "
+    "where they conflict, the reference wins."
+)
+
+
+class _ContentLayout(QVBoxLayout):
+    """A column without height-for-width, so the scroll area fills the viewport
+    (wrapped hint labels would otherwise pin the page to its preferred height)."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
+def _rule() -> QFrame:
+    line = QFrame()
+    line.setFrameShape(QFrame.Shape.HLine)
+    line.setFrameShadow(QFrame.Shadow.Sunken)
+    return line
+
+
+class DesignView(QWidget):
+    render_requested = Signal(object)  # RenderRequest
+    cancel_requested = Signal()
+    transcribe_requested = Signal(object)  # Path
+
+    def __init__(self, player=None, *, recorder=None, audio_status=None,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("designView")
+        self.setAccessibleName("Design view")
+        self.attributes = DesignAttributes()
+        self.attributes.setObjectName("designAttributes")
+        self.reference = ReferencePanel(player, state_prefix=STATE_PREFIX, recorder=recorder,
+                                        audio_status=audio_status)
+        self.reference.setObjectName("designReferencePanel")
+        self.form = GenerateForm(STATE_PREFIX)
+        self.form.setObjectName("designForm")
+
+        title = heading_label("Design a voice", size_delta=5)
+        subtitle = hint_label(
+            "Describe the speaker or pick attributes; the model invents a voice to match.")
+
+        referenceBody = QWidget()
+        bodyLayout = QVBoxLayout(referenceBody)
+        bodyLayout.setContentsMargins(0, 0, 0, 0)
+        bodyLayout.addWidget(self.reference)
+        self.referenceSection = CollapsibleSection("Add a reference clip (optional)", referenceBody)
+        self.referenceSection.setObjectName("designReferenceSection")
+        self.referenceSection.button.setToolTip(
+            "Optionally clone a clip as well; the attributes then steady the clone")
+        self.note = hint_label(REFERENCE_NOTE)
+        self.note.setObjectName("designReferenceNote")
+        self.note.setAccessibleName("How a reference clip combines with the attributes")
+
+        content = QWidget()
+        content.setObjectName("designContent")
+        layout = _ContentLayout(content)
+        layout.setContentsMargins(24, 18, 24, 18)
+        layout.setSpacing(6)
+        layout.addWidget(title)
+        layout.addWidget(subtitle)
+        layout.addSpacing(12)
+        layout.addWidget(self.attributes)
+        layout.addSpacing(8)
+        layout.addWidget(self.referenceSection)
+        layout.addWidget(self.note)
+        layout.addSpacing(10)
+        layout.addWidget(_rule())
+        layout.addSpacing(10)
+        layout.addWidget(self.form, 1)
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+        self.form.generate_requested.connect(self._generate)
+        self.form.cancel_requested.connect(self.cancel_requested)
+        self.form.textEdit.textChanged.connect(
+            lambda: self.attributes.set_target_text(self.form.text()))
+        self.reference.transcribe_requested.connect(self._transcribe)
+        self.reference.reference_changed.connect(self._reference_changed)
+
+    # ------------------------------------------------------------------ intents
+    def build_request(self) -> RenderRequest | None:
+        """The request for the current inputs, or None after saying inline what is missing."""
+        fields = self.form.request_fields()
+        if not fields["text"].strip():
+            self.form.show_message(NO_TEXT)
+            self.form.textEdit.setFocus(Qt.FocusReason.OtherFocusReason)
+            return None
+        try:
+            instruct = self.attributes.instruct()
+        except UserError as exc:  # the pickers prevent this; say it rather than crash
+            self.form.show_message(str(exc))
+            return None
+        reference = self.reference.reference()
+        self.form.clear_message()
+        return RenderRequest(
+            instruct=instruct,
+            reference=reference,
+            ref_text=self.reference.transcript() if reference is not None else None,
+            mode="design",
+            **fields,
+        )
+
+    def _generate(self) -> None:
+        request = self.build_request()
+        if request is not None:
+            self.render_requested.emit(request)
+
+    def _transcribe(self, path: Path) -> None:
+        self.reference.set_transcribing(True)
+        self.transcribe_requested.emit(path)
+
+    def _reference_changed(self, path: Path | None) -> None:
+        if path is not None:
+            self.referenceSection.set_expanded(True)
+
+    # ------------------------------------------------------------------ slots for the main window
+    def set_busy(self, busy: bool) -> None:
+        self.form.set_busy(busy)
+
+    def on_progress(self, step: int, steps: int, chunk: int, chunks: int) -> None:
+        self.form.set_progress(step, steps, chunk, chunks)
+
+    def on_finished(self) -> None:
+        self.form.set_busy(False)
+        self.form.finish_progress()
+
+    def on_cancelled(self) -> None:
+        self.form.set_busy(False)
+        self.form.reset_progress()
+        self.form.show_message("Cancelled.", error=False)
+
+    def on_failed(self, sentence: str) -> None:
+        self.form.set_busy(False)
+        self.form.reset_progress()
+        self.form.show_message(sentence)
+
+    def set_transcript(self, text: str) -> None:
+        self.reference.set_transcript(text)
+
+    def on_transcribe_failed(self, sentence: str) -> None:
+        self.reference.set_transcribing(False)
+        self.reference.show_message(sentence)
+
+    # ------------------------------------------------------------------ persistence
+    def save_state(self, settings) -> None:
+        self.attributes.save_state(settings, STATE_PREFIX)
+        self.reference.save_state(settings)
+        self.form.save_state(settings)
+        settings.set_state(f"{STATE_PREFIX}/reference_open", self.referenceSection.is_expanded())
+
+    def restore_state(self, settings) -> None:
+        self.reference.restore_state(settings)
+        self.form.restore_state(settings)
+        self.attributes.restore_state(settings, STATE_PREFIX)
+        self.attributes.set_target_text(self.form.text())
+        opened = settings.state(f"{STATE_PREFIX}/reference_open")
+        if opened in (True, "true") or self.reference.reference() is not None:
+            self.referenceSection.set_expanded(True)

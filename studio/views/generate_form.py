@@ -1,0 +1,650 @@
+"""GenerateForm: the text, language, quality and advanced inputs shared by Clone and Design.
+
+The form renders state and emits intents: ``generate_requested`` / ``cancel_requested``.
+The owning view reads :meth:`GenerateForm.request_fields` and builds the request; the
+engine validates everything again, so the form only shapes the values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.engine.decode import DecodeOptions
+from studio.engine.engine import MAX_SECONDS, MAX_TEXT_CHARS, SPEED_RANGE, GenerationOptions
+from studio.engine.text import NONVERBAL_TAGS
+from studio.views.widgets.collapsible import CollapsibleSection
+from studio.views.widgets.labels import MessageLabel, hint_label
+from studio.views.widgets.language_picker import LanguagePicker
+
+# name -> (decoding steps, what it is for)
+PRESETS: dict[str, tuple[int, str]] = {
+    "Draft": (12, "12 decoding steps: fastest, for trying ideas"),
+    "Standard": (16, "16 decoding steps: a good balance of speed and quality"),
+    "Final": (32, "32 decoding steps: best quality, about twice as slow as Standard"),
+}
+DEFAULT_PRESET = "Standard"
+LENGTH_MODES = ("natural", "speed", "duration")
+MAX_TAKES = 8
+FIELD_WIDTH = 120
+MAX_SEED = 2**31 - 1
+PRONUNCIATION_HINT = (
+    "Pronunciation: pinyin with tone digits (ni3 hao3), "
+    "CMU phonemes in brackets ([B EY1 S])."
+)
+_DEFAULT_DECODE = DecodeOptions()
+_DEFAULT_OPTIONS = GenerationOptions()
+
+
+def format_eta(seconds: float) -> str:
+    """'about 12 s left', 'about 2 min 5 s left'; rounded so the text does not flicker."""
+    seconds = max(0, int(round(seconds)))
+    if seconds < 60:
+        return f"about {seconds} s left"
+    minutes, rest = divmod(seconds, 60)
+    if minutes >= 10:
+        return f"about {minutes} min left"
+    return f"about {minutes} min {rest} s left" if rest else f"about {minutes} min left"
+
+
+def seeds_for(takes: int, locked_seed: int | None) -> tuple[int | None, ...]:
+    """A locked seed s gives (s, s+1, ...): each take differs yet re-renders exactly."""
+    if locked_seed is None:
+        return (None,) * takes
+    return tuple((locked_seed + i) % (MAX_SEED + 1) for i in range(takes))
+
+
+class _StepClock:
+    """Estimates time left from the mean step time since the first progress report.
+
+    Timing starts at the first report rather than at Generate, so model loading and
+    reference encoding do not inflate the per-step estimate.
+    """
+
+    def __init__(self, clock: Callable[[], float]):
+        self._clock = clock
+        self._start: tuple[float, int] | None = None
+
+    def reset(self) -> None:
+        self._start = None
+
+    def seconds_left(self, done: int, total: int) -> float | None:
+        now = self._clock()
+        if self._start is None or done < self._start[1]:
+            self._start = (now, done)
+            return None
+        t0, done0 = self._start
+        if done == done0:
+            return None
+        return (now - t0) / (done - done0) * (total - done)
+
+
+class GenerateForm(QWidget):
+    generate_requested = Signal()
+    cancel_requested = Signal()
+
+    def __init__(self, state_prefix: str, parent: QWidget | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        super().__init__(parent)
+        self._prefix = state_prefix.strip("/")
+        self._clock = _StepClock(clock)
+        self._busy = False
+        self._build()
+        self._connect()
+        self.set_busy(False)
+        self.reset_progress()
+
+    # ------------------------------------------------------------------ building
+    def _build(self) -> None:
+        # Text header: label, character count, Insert tag menu.
+        self.textLabel = QLabel("&Text")
+        font = self.textLabel.font()
+        font.setBold(True)
+        self.textLabel.setFont(font)
+        self.charCount = hint_label("")
+        self.charCount.setWordWrap(False)
+        self.charCount.setAccessibleName("Character count")
+        self.charCount.setToolTip(f"Texts up to {MAX_TEXT_CHARS:,} characters")
+        self.tagButton = QPushButton("Insert tag")
+        self.tagButton.setObjectName("insertTagButton")
+        self.tagButton.setAccessibleName("Insert non-verbal tag")
+        self.tagButton.setToolTip("Insert a non-verbal sound such as [laughter] at the cursor")
+        self.tagMenu = QMenu(self.tagButton)
+        for tag in NONVERBAL_TAGS:
+            action = QAction(tag, self.tagMenu)
+            action.setToolTip(f"Insert {tag} at the cursor")
+            action.triggered.connect(lambda _checked=False, t=tag: self.insert_tag(t))
+            self.tagMenu.addAction(action)
+        self.tagButton.setMenu(self.tagMenu)
+
+        header = QHBoxLayout()
+        header.setSpacing(8)
+        header.addWidget(self.textLabel)
+        header.addStretch(1)
+        header.addWidget(self.charCount)
+        header.addWidget(self.tagButton)
+
+        self.textEdit = QPlainTextEdit()
+        self.textEdit.setObjectName("textEdit")
+        self.textEdit.setPlaceholderText("Type what the voice should say…")
+        self.textEdit.setAccessibleName("Text to speak")
+        self.textEdit.setToolTip("The text to speak. Ctrl+Enter generates.")
+        self.textEdit.setTabChangesFocus(True)  # keep Tab for keyboard navigation
+        self.textEdit.setMinimumHeight(96)
+        self.textEdit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.textLabel.setBuddy(self.textEdit)
+        self.hintLabel = hint_label(PRONUNCIATION_HINT)
+        self.hintLabel.setObjectName("pronunciationHint")
+
+        # Language and quality on one row.
+        self.languagePicker = LanguagePicker()
+        self.languagePicker.setObjectName("languagePicker")
+        languageLabel = QLabel("&Language")
+        languageLabel.setBuddy(self.languagePicker)
+
+        self.presetGroup = QButtonGroup(self)
+        self.presetGroup.setExclusive(True)
+        presetRow = QHBoxLayout()
+        presetRow.setSpacing(0)
+        self.presetButtons: dict[str, QPushButton] = {}
+        for i, (name, (_steps, tip)) in enumerate(PRESETS.items()):
+            button = QPushButton(name)
+            button.setCheckable(True)
+            button.setObjectName(f"preset{name}")
+            button.setAccessibleName(f"{name} quality preset")
+            button.setToolTip(tip)
+            button.setMinimumWidth(84)
+            self.presetGroup.addButton(button, i)
+            self.presetButtons[name] = button
+            presetRow.addWidget(button)
+        self.stepsLabel = QLabel()
+        self.stepsLabel.setAccessibleName("Decoding steps")
+        presetRow.addSpacing(10)
+        presetRow.addWidget(self.stepsLabel)
+        presetRow.addStretch(1)
+        qualityLabel = QLabel("&Quality")
+        qualityLabel.setBuddy(self.presetButtons[DEFAULT_PRESET])
+
+        basics = QGridLayout()
+        basics.setHorizontalSpacing(10)
+        basics.setVerticalSpacing(8)
+        basics.addWidget(languageLabel, 0, 0)
+        basics.addWidget(self.languagePicker, 0, 1)
+        basics.addWidget(qualityLabel, 0, 2)
+        basics.addLayout(presetRow, 0, 3)
+        basics.setColumnStretch(1, 3)
+        basics.setColumnStretch(3, 2)
+        basics.setColumnMinimumWidth(2, 0)
+
+        self.advanced = CollapsibleSection("Advanced", self._build_advanced())
+        self.advanced.setObjectName("advancedSection")
+
+        # Messages, progress and the two actions.
+        self.message = MessageLabel()
+        self.message.setObjectName("formMessage")
+        self.progressBar = QProgressBar()
+        self.progressBar.setObjectName("progressBar")
+        self.progressBar.setAccessibleName("Generation progress")
+        self.progressBar.setToolTip("Decoding progress and the estimated time left")
+        self.progressBar.setTextVisible(True)
+        self.progressBar.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.progressBar.setMinimumHeight(24)
+        self.cancelButton = QPushButton("Cancel")
+        self.cancelButton.setObjectName("cancelButton")
+        self.cancelButton.setAccessibleName("Cancel generation")
+        self.cancelButton.setToolTip("Stop the render in progress (Esc)")
+        self.generateButton = QPushButton("Generate")
+        self.generateButton.setObjectName("generateButton")
+        self.generateButton.setAccessibleName("Generate")
+        self.generateButton.setToolTip("Render the text with these settings (Ctrl+Enter)")
+        self.generateButton.setProperty("primary", True)  # for the app style sheet
+        for button in (self.cancelButton, self.generateButton):
+            button.setMinimumWidth(104)
+            button.setMinimumHeight(30)
+        font = self.generateButton.font()
+        font.setBold(True)
+        self.generateButton.setFont(font)
+
+        actions = QHBoxLayout()
+        actions.setSpacing(8)
+        actions.addWidget(self.progressBar, 1)
+        actions.addSpacing(4)
+        actions.addWidget(self.cancelButton)
+        actions.addWidget(self.generateButton)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        layout.addLayout(header)
+        layout.addWidget(self.textEdit, 1)
+        layout.addWidget(self.hintLabel)
+        layout.addSpacing(4)
+        layout.addLayout(basics)
+        layout.addWidget(self.advanced)
+        layout.addSpacing(4)
+        layout.addWidget(self.message)
+        layout.addLayout(actions)
+
+        self.generateShortcut = QShortcut(self)
+        self.generateShortcut.setKeys([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
+        self.generateShortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        self.cancelShortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        self.cancelShortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+
+    def _build_advanced(self) -> QWidget:
+        body = QWidget()
+        body.setObjectName("advancedBody")
+
+        self.guidanceSpin = QDoubleSpinBox()
+        self.guidanceSpin.setObjectName("guidanceSpin")
+        self.guidanceSpin.setRange(0.0, 10.0)
+        self.guidanceSpin.setSingleStep(0.1)
+        self.guidanceSpin.setDecimals(1)
+        self.guidanceSpin.setValue(_DEFAULT_DECODE.guidance_scale)
+        self.guidanceSpin.setAccessibleName("Guidance scale")
+        self.guidanceSpin.setToolTip(
+            "Classifier-free guidance: higher follows the text and voice more closely "
+            f"(default {_DEFAULT_DECODE.guidance_scale})"
+        )
+
+        self.tShiftSpin = QDoubleSpinBox()
+        self.tShiftSpin.setObjectName("tShiftSpin")
+        self.tShiftSpin.setRange(0.01, 10.0)
+        self.tShiftSpin.setSingleStep(0.05)
+        self.tShiftSpin.setDecimals(2)
+        self.tShiftSpin.setValue(_DEFAULT_DECODE.t_shift)
+        self.tShiftSpin.setAccessibleName("Time-step shift")
+        self.tShiftSpin.setToolTip(
+            "Shifts the decoding schedule; lower spends more steps on coarse structure "
+            f"(default {_DEFAULT_DECODE.t_shift})"
+        )
+
+        self.lengthMode = QComboBox()
+        self.lengthMode.setObjectName("lengthMode")
+        self.lengthMode.addItem("Natural", "natural")
+        self.lengthMode.addItem("Speed factor", "speed")
+        self.lengthMode.addItem("Fixed duration", "duration")
+        self.lengthMode.setAccessibleName("Length mode")
+        self.lengthMode.setToolTip(
+            "Natural: length estimated from the text. Speed factor: faster or slower than "
+            "natural. Fixed duration: exactly this many seconds."
+        )
+        self.speedSpin = QDoubleSpinBox()
+        self.speedSpin.setObjectName("speedSpin")
+        self.speedSpin.setRange(*SPEED_RANGE)
+        self.speedSpin.setSingleStep(0.05)
+        self.speedSpin.setDecimals(2)
+        self.speedSpin.setValue(1.0)
+        self.speedSpin.setSuffix(" ×")
+        self.speedSpin.setAccessibleName("Speed factor")
+        self.speedSpin.setToolTip(
+            f"Above 1 speaks faster, below 1 slower ({SPEED_RANGE[0]} to {SPEED_RANGE[1]})"
+        )
+        self.durationSpin = QDoubleSpinBox()
+        self.durationSpin.setObjectName("durationSpin")
+        self.durationSpin.setRange(0.1, MAX_SECONDS)
+        self.durationSpin.setSingleStep(0.5)
+        self.durationSpin.setDecimals(1)
+        self.durationSpin.setValue(10.0)
+        self.durationSpin.setSuffix(" s")
+        self.durationSpin.setAccessibleName("Duration in seconds")
+        self.durationSpin.setToolTip("The length of each take in seconds")
+        naturalNote = hint_label("estimated from the text")
+        self.lengthStack = QStackedWidget()
+        self.lengthStack.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        for page in (naturalNote, self.speedSpin, self.durationSpin):
+            self.lengthStack.addWidget(page)
+        lengthRow = QHBoxLayout()
+        lengthRow.setSpacing(6)
+        lengthRow.addWidget(self.lengthMode)
+        lengthRow.addWidget(self.lengthStack)
+        lengthRow.addStretch(1)
+
+        self.seedLock = QCheckBox("Lock")
+        self.seedLock.setObjectName("seedLock")
+        self.seedLock.setAccessibleName("Lock seed")
+        self.seedLock.setToolTip(
+            "Locked: takes use this seed and the next ones, so a take re-renders exactly. "
+            "Unlocked: a fresh random seed each time (shown on the take)."
+        )
+        self.seedSpin = QSpinBox()
+        self.seedSpin.setObjectName("seedSpin")
+        self.seedSpin.setRange(0, MAX_SEED)
+        self.seedSpin.setValue(0)
+        self.seedSpin.setAccessibleName("Seed")
+        self.seedSpin.setToolTip("The seed of the first take when the seed is locked")
+        self.seedSpin.setEnabled(False)
+        seedRow = QHBoxLayout()
+        seedRow.setSpacing(6)
+        seedRow.addWidget(self.seedLock)
+        seedRow.addWidget(self.seedSpin)
+        seedRow.addStretch(1)
+
+        self.takesSpin = QSpinBox()
+        self.takesSpin.setObjectName("takesSpin")
+        self.takesSpin.setRange(1, MAX_TAKES)
+        self.takesSpin.setValue(1)
+        self.takesSpin.setAccessibleName("Number of takes")
+        self.takesSpin.setToolTip(
+            f"How many variations to render in one batch (1 to {MAX_TAKES})"
+        )
+
+        self.denoiseCheck = QCheckBox("Denoise")
+        self.denoiseCheck.setObjectName("denoiseCheck")
+        self.denoiseCheck.setChecked(_DEFAULT_OPTIONS.denoise)
+        self.denoiseCheck.setAccessibleName("Denoise")
+        self.denoiseCheck.setToolTip("Ask the model for clean speech without background noise")
+        self.preprocessCheck = QCheckBox("Preprocess reference")
+        self.preprocessCheck.setObjectName("preprocessCheck")
+        self.preprocessCheck.setChecked(True)
+        self.preprocessCheck.setAccessibleName("Preprocess reference")
+        self.preprocessCheck.setToolTip(
+            "Trim silence from the reference clip and shorten a long one before cloning"
+        )
+        self.postprocessCheck = QCheckBox("Postprocess output")
+        self.postprocessCheck.setObjectName("postprocessCheck")
+        self.postprocessCheck.setChecked(_DEFAULT_OPTIONS.postprocess)
+        self.postprocessCheck.setAccessibleName("Postprocess output")
+        self.postprocessCheck.setToolTip("Remove long silences from the rendered audio")
+        checks = QHBoxLayout()
+        checks.setSpacing(18)
+        for check in (self.denoiseCheck, self.preprocessCheck, self.postprocessCheck):
+            checks.addWidget(check)
+        checks.addStretch(1)
+
+        for spin in (self.guidanceSpin, self.tShiftSpin, self.takesSpin, self.speedSpin,
+                     self.durationSpin, self.seedSpin):
+            spin.setFixedWidth(FIELD_WIDTH)
+        self.lengthStack.setFixedWidth(FIELD_WIDTH + 40)
+
+        grid = QGridLayout(body)
+        grid.setContentsMargins(22, 0, 0, 4)
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(8)
+
+        def row(r: int, col: int, text: str, field: QWidget | QHBoxLayout, buddy: QWidget) -> None:
+            label = QLabel(text)
+            label.setBuddy(buddy)
+            if col:
+                label.setContentsMargins(24, 0, 0, 0)  # a gutter between the two columns
+            grid.addWidget(label, r, col)
+            if isinstance(field, QWidget):
+                grid.addWidget(field, r, col + 1)
+            else:
+                grid.addLayout(field, r, col + 1)
+
+        # Decoding on the left, what comes out on the right; the switches last.
+        row(0, 0, "&Guidance", self.guidanceSpin, self.guidanceSpin)
+        row(1, 0, "T-s&hift", self.tShiftSpin, self.tShiftSpin)
+        row(2, 0, "T&akes", self.takesSpin, self.takesSpin)
+        row(0, 2, "Le&ngth", lengthRow, self.lengthMode)
+        row(1, 2, "S&eed", seedRow, self.seedLock)
+        grid.addLayout(checks, 2, 3, 1, 2)
+        grid.setColumnStretch(4, 1)
+        return body
+
+    def _connect(self) -> None:
+        self.generateButton.clicked.connect(self._request_generate)
+        self.cancelButton.clicked.connect(self._request_cancel)
+        self.generateShortcut.activated.connect(self._request_generate)
+        self.cancelShortcut.activated.connect(self._request_cancel)
+        self.presetGroup.idToggled.connect(self._preset_toggled)
+        self.lengthMode.currentIndexChanged.connect(self.lengthStack.setCurrentIndex)
+        self.seedLock.toggled.connect(self.seedSpin.setEnabled)
+        self.textEdit.textChanged.connect(self._update_count)
+        self.set_preset(DEFAULT_PRESET)
+        self._update_count()
+
+    # ------------------------------------------------------------------ intents
+    def _request_generate(self) -> None:
+        if not self._busy:
+            self.generate_requested.emit()
+
+    def _request_cancel(self) -> None:
+        if self._busy:
+            self.cancel_requested.emit()
+
+    # ------------------------------------------------------------------ reading
+    def text(self) -> str:
+        return self.textEdit.toPlainText()
+
+    def set_text(self, text: str) -> None:
+        self.textEdit.setPlainText(text)
+
+    def preset(self) -> str:
+        button = self.presetGroup.checkedButton()
+        return button.text() if button is not None else DEFAULT_PRESET
+
+    def set_preset(self, name: str) -> None:
+        self.presetButtons.get(name, self.presetButtons[DEFAULT_PRESET]).setChecked(True)
+
+    def length_mode(self) -> str:
+        return self.lengthMode.currentData()
+
+    def set_length_mode(self, mode: str) -> None:
+        index = self.lengthMode.findData(mode)
+        self.lengthMode.setCurrentIndex(max(index, 0))
+
+    def options(self) -> GenerationOptions:
+        decode = dataclasses.replace(
+            _DEFAULT_DECODE,
+            num_step=PRESETS[self.preset()][0],
+            guidance_scale=self.guidanceSpin.value(),
+            t_shift=self.tShiftSpin.value(),
+        )
+        return dataclasses.replace(
+            _DEFAULT_OPTIONS,
+            decode=decode,
+            denoise=self.denoiseCheck.isChecked(),
+            postprocess=self.postprocessCheck.isChecked(),
+        )
+
+    def seeds(self) -> tuple[int | None, ...]:
+        locked = self.seedSpin.value() if self.seedLock.isChecked() else None
+        return seeds_for(self.takesSpin.value(), locked)
+
+    def request_fields(self) -> dict[str, Any]:
+        """The form's part of a RenderRequest, keyed like RenderRequest's fields."""
+        mode = self.length_mode()
+        return {
+            "text": self.text(),
+            "language": self.languagePicker.language(),
+            "options": self.options(),
+            "speed": self.speedSpin.value() if mode == "speed" else None,
+            "duration": self.durationSpin.value() if mode == "duration" else None,
+            "seeds": self.seeds(),
+            "preprocess": self.preprocessCheck.isChecked(),
+        }
+
+    # ------------------------------------------------------------------ state out
+    def insert_tag(self, tag: str) -> None:
+        """Insert ``tag`` at the cursor (replacing a selection), keeping words apart."""
+        cursor = self.textEdit.textCursor()
+        before = self.text()[: cursor.selectionStart()]
+        after = self.text()[cursor.selectionEnd():]
+        text = tag
+        if before and not before[-1].isspace():
+            text = " " + text
+        if after and not after[0].isspace():
+            text = text + " "
+        cursor.insertText(text)
+        self.textEdit.setTextCursor(cursor)
+        self.textEdit.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        self.generateButton.setEnabled(not busy)
+        self.cancelButton.setEnabled(busy)
+        # Esc belongs to the rest of the window unless there is something to cancel.
+        self.cancelShortcut.setEnabled(busy)
+        if busy:
+            self._clock.reset()
+            self.clear_message()
+            self.progressBar.setRange(0, 0)  # indeterminate until the first step
+            self.progressBar.setFormat("Preparing…")
+            self.progressBar.setAccessibleDescription("Preparing")
+        elif self.progressBar.maximum() == 0:
+            self.reset_progress()
+
+    def is_busy(self) -> bool:
+        return self._busy
+
+    def set_progress(self, step: int, steps: int, chunk: int, chunks: int) -> None:
+        """Show decoding progress; step and chunk count from 1, as the engine reports them."""
+        steps, chunks = max(1, steps), max(1, chunks)
+        total = steps * chunks
+        done = min(total, (max(1, chunk) - 1) * steps + max(0, step))
+        left = self._clock.seconds_left(done, total)
+        parts = [f"step {step}/{steps}"]
+        if chunks > 1:
+            parts.append(f"chunk {chunk}/{chunks}")
+        parts.append(format_eta(left) if left is not None and math.isfinite(left)
+                     else "estimating time left")
+        text = " · ".join(parts)
+        self.progressBar.setRange(0, total)
+        self.progressBar.setValue(done)
+        self.progressBar.setFormat(text)
+        self.progressBar.setAccessibleDescription(text)
+
+    def finish_progress(self, text: str = "Done") -> None:
+        self.progressBar.setRange(0, 1)
+        self.progressBar.setValue(1)
+        self.progressBar.setFormat(text)
+        self.progressBar.setAccessibleDescription(text)
+
+    def reset_progress(self) -> None:
+        self._clock.reset()
+        self.progressBar.setRange(0, 1)
+        self.progressBar.setValue(0)
+        self.progressBar.setFormat("Ready")
+        self.progressBar.setAccessibleDescription("Ready")
+
+    def progress_text(self) -> str:
+        return self.progressBar.format()
+
+    def show_message(self, text: str, error: bool = True) -> None:
+        self.message.show_message(text, error)
+
+    def clear_message(self) -> None:
+        self.message.clear_message()
+
+    def message_text(self) -> str:
+        return self.message.text()
+
+    def _preset_toggled(self, button_id: int, checked: bool) -> None:
+        if checked:
+            name = list(PRESETS)[button_id]
+            self.stepsLabel.setText(f"{PRESETS[name][0]} steps")
+
+    def _update_count(self) -> None:
+        count = len(self.text())
+        self.charCount.setText(f"{count:,} / {MAX_TEXT_CHARS:,}")
+        # Over the limit the engine refuses the text; say so before Generate does.
+        self.charCount.setStyleSheet("color: #c62828;" if count > MAX_TEXT_CHARS else "")
+
+    # ------------------------------------------------------------------ persistence
+    def _key(self, name: str) -> str:
+        return f"{self._prefix}/{name}"
+
+    def save_state(self, settings) -> None:
+        """Store the last-used inputs with ``settings.set_state`` under this form's prefix."""
+        values = {
+            "text": self.text(),
+            "language": self.languagePicker.language() or "",
+            "preset": self.preset(),
+            "guidance": self.guidanceSpin.value(),
+            "t_shift": self.tShiftSpin.value(),
+            "length_mode": self.length_mode(),
+            "speed": self.speedSpin.value(),
+            "duration": self.durationSpin.value(),
+            "seed_locked": self.seedLock.isChecked(),
+            "seed": self.seedSpin.value(),
+            "takes": self.takesSpin.value(),
+            "denoise": self.denoiseCheck.isChecked(),
+            "preprocess": self.preprocessCheck.isChecked(),
+            "postprocess": self.postprocessCheck.isChecked(),
+            "advanced_open": self.advanced.is_expanded(),
+        }
+        for name, value in values.items():
+            settings.set_state(self._key(name), value)
+
+    def restore_state(self, settings) -> None:
+        """Restore what :meth:`save_state` stored; missing or garbled values keep defaults.
+
+        QSettings hands values back as strings in INI files, so each is coerced here.
+        """
+        def get(name: str) -> Any:
+            return settings.state(self._key(name))
+
+        text = get("text")
+        if isinstance(text, str):
+            self.set_text(text)
+        language = get("language")
+        self.languagePicker.set_language(language if isinstance(language, str) and language
+                                         else None)
+        preset = get("preset")
+        if preset in PRESETS:
+            self.set_preset(preset)
+        for name, spin in (("guidance", self.guidanceSpin), ("t_shift", self.tShiftSpin),
+                           ("speed", self.speedSpin), ("duration", self.durationSpin)):
+            value = _as_float(get(name))
+            if value is not None:
+                spin.setValue(value)
+        for name, spin in (("seed", self.seedSpin), ("takes", self.takesSpin)):
+            value = _as_float(get(name))
+            if value is not None:
+                spin.setValue(int(value))
+        mode = get("length_mode")
+        if mode in LENGTH_MODES:
+            self.set_length_mode(mode)
+        for name, check in (("seed_locked", self.seedLock), ("denoise", self.denoiseCheck),
+                            ("preprocess", self.preprocessCheck),
+                            ("postprocess", self.postprocessCheck)):
+            value = _as_bool(get(name))
+            if value is not None:
+                check.setChecked(value)
+        opened = _as_bool(get("advanced_open"))
+        if opened is not None:
+            self.advanced.set_expanded(opened)
+
+
+def _as_float(raw: Any) -> float | None:
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _as_bool(raw: Any) -> bool | None:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.lower() in ("true", "1"):
+        return True
+    if isinstance(raw, str) and raw.lower() in ("false", "0"):
+        return False
+    return None

@@ -1,0 +1,326 @@
+"""MainWindow: the sidebar (Clone / Design / Settings), the takes panel, the status bar,
+and the wiring between the views and the worker controller.
+
+The window routes each worker signal to the view whose job it is (job ids come back
+from ``controller.render`` / ``controller.transcribe``), so two views can never
+show each other's progress.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QSize, Qt, Slot
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio import __version__
+from studio.settings import Settings
+from studio.views.clone_view import CloneView
+from studio.views.design_view import DesignView
+from studio.views.settings_view import SettingsView
+from studio.views.status_bar import StatusBar
+from studio.views.takes_panel import TakesPanel
+from studio.views.widgets.labels import heading_label, hint_label
+from studio.worker.jobs import AccelState, LoadRequest, ModelInfo, RenderRequest, RenderResult
+
+VIEWS = ("clone", "design", "settings")
+VIEW_TITLES = {"clone": "Clone", "design": "Design", "settings": "Settings"}
+VIEW_TIPS = {
+    "clone": "Clone a voice from a reference clip (Ctrl+1)",
+    "design": "Design a voice from attributes (Ctrl+2)",
+    "settings": "Model, acceleration, cache, audio and data folder (Ctrl+3)",
+}
+DEFAULT_SIZE = QSize(1280, 800)
+SIDEBAR_WIDTH = 176
+TAKES_WIDTH = 340
+SIDEBAR_STYLE = """
+QFrame#sidebarPanel { background: palette(base); border: none;
+                      border-right: 1px solid palette(mid); }
+QListWidget#sidebar { border: none; background: transparent; padding-top: 4px; outline: 0; }
+QListWidget#sidebar::item { padding: 9px 18px; margin: 2px 8px; border-radius: 6px; }
+QListWidget#sidebar::item:selected { background: palette(highlight);
+                                     color: palette(highlighted-text); }
+QListWidget#sidebar::item:hover:!selected { background: palette(midlight); }
+"""
+
+
+def load_request(settings: Settings, source: str | None = None) -> LoadRequest:
+    """The model load the settings describe; ``source`` (--model) wins for this session."""
+    return LoadRequest(
+        source=source or settings.value("model/source"),
+        device=settings.value("model/device"),
+        precision=settings.value("model/precision"),
+        accel=settings.value("accel/mode"),
+        disk_cache=settings.value("cache/disk"),
+        disk_items=settings.value("cache/disk_items"),
+        memory_items=settings.value("cache/memory_items"),
+        asr_model=settings.value("asr/model"),
+    )
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: Settings, controller, player=None, *,
+                 model_override: str | None = None, audio_status=None, recorder=None,
+                 accel_probe=None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
+        self.setWindowTitle("OmniVoice Desktop")
+        self._settings = settings
+        self._controller = controller
+        self._player = player
+        self._model_override = model_override
+        self._jobs: dict[int, QWidget] = {}  # render job -> view
+        self._transcriptions: dict[int, QWidget] = {}  # transcription job -> view
+        if audio_status is None:
+            from studio.audio.backend import audio_status as probe
+
+            audio_status = probe()
+
+        self.cloneView = CloneView(player, recorder=recorder, audio_status=audio_status)
+        self.designView = DesignView(player, recorder=recorder, audio_status=audio_status)
+        session = {"model/source": ("--model", model_override)} if model_override else None
+        extra = {"probe": accel_probe} if accel_probe is not None else {}
+        self.settingsView = SettingsView(settings, audio_status=audio_status,
+                                         session_overrides=session, **extra)
+        self.takesPanel = TakesPanel(player, audio_status=audio_status)
+        self.statusBarWidget = StatusBar()
+        self.setStatusBar(self.statusBarWidget)
+        self._build()
+        self._wire()
+        self.statusBarWidget.set_accel_requested(settings.value("accel/mode"))
+        self._setting_changed("audio/output_device")
+        self._restore()
+
+    # ------------------------------------------------------------------ building
+    def _build(self) -> None:
+        self.sidebar = QListWidget()
+        self.sidebar.setObjectName("sidebar")
+        self.sidebar.setAccessibleName("Views")
+        self.sidebar.setToolTip("Switch between the Clone, Design and Settings views")
+        self.sidebar.setFrameShape(QListWidget.Shape.NoFrame)
+        font = self.sidebar.font()
+        font.setPointSizeF(font.pointSizeF() + 1.5)
+        self.sidebar.setFont(font)
+        self.stack = QStackedWidget()
+        self.stack.setObjectName("viewStack")
+        for name, view in zip(VIEWS, (self.cloneView, self.designView, self.settingsView)):
+            item = QListWidgetItem(VIEW_TITLES[name])
+            item.setToolTip(VIEW_TIPS[name])
+            item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{VIEW_TITLES[name]} view")
+            self.sidebar.addItem(item)
+            self.stack.addWidget(view)
+        self.sidebar.currentRowChanged.connect(self.stack.setCurrentIndex)
+        panel = QFrame()
+        panel.setObjectName("sidebarPanel")
+        panel.setFixedWidth(SIDEBAR_WIDTH)
+        panel.setStyleSheet(SIDEBAR_STYLE)
+        brand = heading_label("OmniVoice", size_delta=4)
+        brand.setContentsMargins(18, 0, 0, 0)
+        tagline = hint_label("Desktop studio")
+        tagline.setContentsMargins(18, 0, 0, 0)
+        version = hint_label(f"Version {__version__}")
+        version.setContentsMargins(18, 0, 0, 0)
+        column = QVBoxLayout(panel)
+        column.setContentsMargins(0, 18, 0, 12)
+        column.setSpacing(2)
+        column.addWidget(brand)
+        column.addWidget(tagline)
+        column.addSpacing(14)
+        column.addWidget(self.sidebar, 1)
+        column.addWidget(version)
+        for number, name in enumerate(VIEWS, start=1):
+            shortcut = QShortcut(QKeySequence(f"Ctrl+{number}"), self)
+            shortcut.activated.connect(lambda n=name: self.show_view(n))
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.stack)
+        self.splitter.addWidget(self.takesPanel)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 0)
+        self.takesPanel.setMinimumWidth(260)
+        self.stack.setMinimumWidth(520)
+
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(panel)
+        layout.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
+
+    def _wire(self) -> None:
+        worker = self._controller.worker
+        for view in (self.cloneView, self.designView):
+            view.render_requested.connect(lambda request, v=view: self._render(v, request))
+            view.cancel_requested.connect(lambda v=view: self._cancel(v))
+            view.transcribe_requested.connect(lambda path, v=view: self._transcribe(v, path))
+        worker.model_loading.connect(self._model_loading)
+        worker.model_loaded.connect(self._model_loaded)
+        worker.model_failed.connect(self._model_failed)
+        worker.progress.connect(self._progress)
+        worker.finished.connect(self._finished)
+        worker.failed.connect(self._failed)
+        worker.cancelled.connect(self._cancelled)
+        worker.transcribed.connect(self._transcribed)
+        worker.accel_changed.connect(self._accel_changed)
+        worker.cache_cleared.connect(self._cache_cleared)
+        self.settingsView.reload_requested.connect(self.load_model)
+        self.settingsView.accel_requested.connect(self._accel_requested)
+        self.settingsView.clear_cache_requested.connect(self._clear_cache)
+        self._settings.changed.connect(self._setting_changed)
+        self.takesPanel.play_failed.connect(self.statusBarWidget.show_error)
+
+    # ------------------------------------------------------------------ views
+    def show_view(self, name: str) -> None:
+        self.sidebar.setCurrentRow(VIEWS.index(name))
+
+    def current_view(self) -> str:
+        return VIEWS[max(0, self.stack.currentIndex())]
+
+    # ------------------------------------------------------------------ intents -> controller
+    def load_model(self) -> None:
+        """Load (or reload) the model the settings describe, on the worker thread."""
+        request = load_request(self._settings, self._model_override)
+        self.statusBarWidget.set_model_loading(f"Loading {request.source} …")
+        self._controller.load_model(request)
+
+    def _render(self, view, request: RenderRequest) -> None:
+        job = self._controller.render(request)
+        self._jobs[job] = view
+        view.set_busy(True)
+        self.statusBarWidget.show_message("Rendering …")
+
+    def _cancel(self, view) -> None:
+        for job, owner in list(self._jobs.items()):
+            if owner is view:
+                self._controller.cancel(job)
+
+    def _transcribe(self, view, path) -> None:
+        job = self._controller.transcribe(path)
+        self._transcriptions[job] = view
+        self.statusBarWidget.show_message(f"Transcribing {path.name} …")
+
+    @Slot(str)
+    def _accel_requested(self, mode: str) -> None:
+        self.statusBarWidget.set_accel_requested(mode)
+        self._controller.set_accel(mode)
+
+    @Slot()
+    def _clear_cache(self) -> None:
+        self._controller.clear_cache()  # the worker owns the cache; it reports back
+
+    @Slot(int)
+    def _cache_cleared(self, removed: int) -> None:
+        self.statusBarWidget.show_message(f"Voice prompt cache cleared ({removed} removed).")
+
+    @Slot(str)
+    def _setting_changed(self, key: str) -> None:
+        if key == "audio/output_device" and self._player is not None:
+            index = self._settings.value(key)
+            self._player.set_device(None if index < 0 else index)
+
+    # ------------------------------------------------------------------ worker -> views
+    @Slot(str)
+    def _model_loading(self, stage: str) -> None:
+        self.statusBarWidget.set_model_loading(stage)
+
+    @Slot(object)
+    def _model_loaded(self, info: ModelInfo) -> None:
+        self.statusBarWidget.set_model_loaded(info)
+        self.statusBarWidget.show_message(f"Model ready on {info.device} ({info.precision}).")
+
+    @Slot(str)
+    def _model_failed(self, reason: str) -> None:
+        self.statusBarWidget.set_model_failed(reason)
+
+    @Slot(object)
+    def _accel_changed(self, state: AccelState) -> None:
+        self.statusBarWidget.set_accel(state)
+        self.settingsView.set_accel_state(state)
+
+    @Slot(int, int, int, int, int)
+    def _progress(self, job: int, step: int, steps: int, chunk: int, chunks: int) -> None:
+        view = self._jobs.get(job)
+        if view is not None:
+            view.on_progress(step, steps, chunk, chunks)
+
+    @Slot(int, object)
+    def _finished(self, job: int, result: RenderResult) -> None:
+        view = self._jobs.pop(job, None)
+        if view is not None:
+            view.on_finished()
+        self.takesPanel.add_result(result)
+        takes = len(result.takes)
+        audio = result.audio_seconds
+        rtf = result.seconds / audio if audio > 0 else 0.0
+        text = (f"Rendered {takes} take{'s' if takes != 1 else ''} ({audio:.1f} s of audio) "
+                f"in {result.seconds:.1f} s, RTF {rtf:.2f}.")
+        if result.warnings:
+            text += " " + " ".join(result.warnings)
+        self.statusBarWidget.show_message(text)
+
+    @Slot(int, str)
+    def _failed(self, job: int, sentence: str) -> None:
+        view = self._jobs.pop(job, None)
+        if view is not None:
+            view.on_failed(sentence)
+        transcribing = self._transcriptions.pop(job, None)
+        if transcribing is not None:
+            transcribing.on_transcribe_failed(sentence)
+        self.statusBarWidget.show_error(sentence)
+
+    @Slot(int)
+    def _cancelled(self, job: int) -> None:
+        view = self._jobs.pop(job, None)
+        if view is not None:
+            view.on_cancelled()
+        transcribing = self._transcriptions.pop(job, None)
+        if transcribing is not None:
+            transcribing.on_transcribe_failed("Transcription cancelled.")
+        self.statusBarWidget.show_message("Cancelled.")
+
+    @Slot(int, str)
+    def _transcribed(self, job: int, text: str) -> None:
+        view = self._transcriptions.pop(job, None)
+        if view is not None:
+            view.set_transcript(text)
+        self.statusBarWidget.show_message("Transcription ready.")
+
+    # ------------------------------------------------------------------ persistence
+    def _restore(self) -> None:
+        geometry = self._settings.state("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(DEFAULT_SIZE)
+        splitter = self._settings.state("window/splitter")
+        if isinstance(splitter, QByteArray) and not splitter.isEmpty():
+            self.splitter.restoreState(splitter)
+        else:
+            self.splitter.setSizes([DEFAULT_SIZE.width() - SIDEBAR_WIDTH - TAKES_WIDTH, TAKES_WIDTH])
+        view = self._settings.state("window/view")
+        self.show_view(view if view in VIEWS else "clone")
+        for page in (self.cloneView, self.designView):
+            page.restore_state(self._settings)
+
+    def save_state(self) -> None:
+        self._settings.set_state("window/geometry", self.saveGeometry())
+        self._settings.set_state("window/splitter", self.splitter.saveState())
+        self._settings.set_state("window/view", self.current_view())
+        for page in (self.cloneView, self.designView):
+            page.save_state(self._settings)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
+        super().closeEvent(event)

@@ -1,0 +1,540 @@
+"""ReferencePanel: the clip to clone (file, drag and drop, or microphone), its waveform
+with play, and its transcript.
+
+The panel owns no playback: it loads its clip into the shared Player on Play and
+follows the player's signals only while the player holds its clip (``player.key()``).
+A clip that cannot be read is told inline, in the reader's one sentence.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QMimeData, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.audio.backend import AudioStatus
+from studio.engine.audio import read_audio, write_audio_atomic
+from studio.engine.errors import UserError
+from studio.paths import data_dir
+from studio.views.widgets.labels import MessageLabel, hint_label
+from studio.views.widgets.level_meter import LevelMeter
+from studio.views.widgets.waveform import WaveformView
+
+AUDIO_FILTER = "Audio files (*.wav *.flac *.ogg *.mp3 *.m4a *.aiff *.aif);;All files (*)"
+RECORD_RATE = 24000  # the model's own rate: no resampling on the way in
+AUTO_TRANSCRIPT_NOTE = "Leave empty to transcribe automatically when you generate."
+EMPTY_RECORDING = "The recording is empty; check that the microphone is connected and try again."
+
+
+def dropped_path(mime: QMimeData) -> Path | None:
+    """The first local file in a drag's data, or None."""
+    if not mime.hasUrls():
+        return None
+    for url in mime.urls():
+        if url.isLocalFile() and url.toLocalFile():
+            return Path(url.toLocalFile())
+    return None
+
+
+def recording_path(folder: Path, now: _dt.datetime | None = None) -> Path:
+    """A new file name under ``folder`` such as recording-20250101-093000.wav."""
+    stamp = (now or _dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
+    path = folder / f"recording-{stamp}.wav"
+    n = 2
+    while path.exists():
+        path = folder / f"recording-{stamp}-{n}.wav"
+        n += 1
+    return path
+
+
+def clip_summary(audio: np.ndarray, sample_rate: int) -> str:
+    seconds = audio.shape[-1] / sample_rate
+    channels = "mono" if audio.ndim == 1 or audio.shape[0] == 1 else f"{audio.shape[0]} ch"
+    return f"{seconds:.1f} s · {sample_rate / 1000:g} kHz · {channels}"
+
+
+def record_icon(size: int = 16) -> QIcon:
+    """The usual red dot; the standard icon sets have no record symbol."""
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor("#d32f2f"))
+    painter.drawEllipse(3, 3, size - 6, size - 6)
+    painter.end()
+    return QIcon(pixmap)
+
+
+def _mmss(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class ReferencePanel(QWidget):
+    """The reference clip and its transcript.
+
+    ``player`` is the app's shared Player (None: playback off). ``recorder`` defaults
+    to a new :class:`studio.audio.recorder.Recorder`; ``audio_status`` to a fresh probe.
+    """
+
+    reference_changed = Signal(object)  # Path | None
+    transcribe_requested = Signal(object)  # Path
+    seek_requested = Signal(float)
+
+    def __init__(self, player=None, *, state_prefix: str = "clone", recorder=None,
+                 audio_status: AudioStatus | None = None, recordings_dir: Path | None = None,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self._prefix = state_prefix.strip("/")
+        self._player = player
+        if recorder is None:
+            from studio.audio.recorder import Recorder
+
+            recorder = Recorder(self)
+        self._recorder = recorder
+        self._recordings_dir = recordings_dir
+        self._reference: Path | None = None
+        self._audio: np.ndarray | None = None  # mono float32, what Play loads
+        self._rate = 0
+        self._transcribing = False
+        self._path_text = ""  # the path last read, as typed
+        self._can_play = False
+        self._play_reason: str | None = None
+        self._can_record = False
+        self._record_reason: str | None = None
+        self.setAcceptDrops(True)
+        self._build()
+        self._connect()
+        if audio_status is None:
+            from studio.audio.backend import audio_status as probe
+
+            audio_status = probe()
+        self.set_audio_status(audio_status)
+        self._refresh()
+
+    # ------------------------------------------------------------------ building
+    def _build(self) -> None:
+        style = self.style()
+        self.clipLabel = QLabel("Reference &clip")
+        font = self.clipLabel.font()
+        font.setBold(True)
+        self.clipLabel.setFont(font)
+
+        self.clipInfo = hint_label("")
+        self.clipInfo.setWordWrap(False)
+        self.clipInfo.setAccessibleName("Clip details")
+        self.clipInfo.setToolTip("Length, sample rate and channels of the reference clip")
+        self.levelMeter = LevelMeter()
+        self.levelMeter.setObjectName("levelMeter")
+        self.levelMeter.setFixedWidth(160)
+        self.recordTime = QLabel("0:00")
+        self.recordTime.setAccessibleName("Recording time")
+        self.recordTime.setToolTip("Time recorded so far")
+        self.browseButton = QPushButton("Browse…")
+        self.browseButton.setObjectName("browseButton")
+        self.browseButton.setAccessibleName("Browse for a reference clip")
+        self.browseButton.setToolTip("Choose an audio file of the voice to clone (3-15 s is best)")
+        self.browseButton.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon))
+        self.recordButton = QPushButton("Record")
+        self._record_icon = record_icon()
+        self.recordButton.setObjectName("recordButton")
+        self.recordButton.setAccessibleName("Record from the microphone")
+
+        header = QHBoxLayout()
+        header.setSpacing(8)
+        header.addWidget(self.clipLabel)
+        header.addSpacing(6)
+        header.addWidget(self.clipInfo)
+        header.addStretch(1)
+        header.addWidget(self.levelMeter)
+        header.addWidget(self.recordTime)
+        header.addWidget(self.browseButton)
+        header.addWidget(self.recordButton)
+
+        self.refPathEdit = QLineEdit()
+        self.refPathEdit.setObjectName("refPathEdit")
+        self.refPathEdit.setPlaceholderText(
+            "Drop an audio file here, browse for one, or record from the microphone")
+        self.refPathEdit.setAccessibleName("Reference clip path")
+        self.refPathEdit.setToolTip("The audio file of the voice to clone; type or paste a path")
+        self.refPathEdit.setClearButtonEnabled(True)
+        self.refPathEdit.setAcceptDrops(False)  # a dropped file goes to the panel, not as text
+        self.clipLabel.setBuddy(self.refPathEdit)
+        self.message = MessageLabel()
+        self.message.setObjectName("referenceMessage")
+
+        self.playButton = QPushButton()
+        self.playButton.setObjectName("playReferenceButton")
+        self.playButton.setAccessibleName("Play reference clip")
+        self.playButton.setIconSize(QSize(18, 18))
+        self.playButton.setFixedSize(QSize(40, 40))
+        self.waveform = WaveformView()
+        self.waveform.setObjectName("referenceWaveform")
+        self.waveform.setFixedHeight(64)
+        self.waveform.setAccessibleName("Reference waveform")
+        wave = QHBoxLayout()
+        wave.setSpacing(10)
+        wave.addWidget(self.playButton, 0, Qt.AlignmentFlag.AlignVCenter)
+        wave.addWidget(self.waveform, 1)
+
+        self.transcriptLabel = QLabel("&Transcript")
+        self.transcriptLabel.setFont(font)
+        self.transcribeButton = QPushButton("Transcribe")
+        self.transcribeButton.setObjectName("transcribeButton")
+        self.transcribeButton.setAccessibleName("Transcribe the reference clip")
+        self.refTextEdit = QPlainTextEdit()
+        self.refTextEdit.setObjectName("refTextEdit")
+        self.refTextEdit.setAccessibleName("Reference transcript")
+        self.refTextEdit.setToolTip(
+            "What is said in the reference clip, word for word. An exact transcript "
+            "clones best.")
+        self.refTextEdit.setPlaceholderText("What the reference clip says, word for word")
+        self.refTextEdit.setTabChangesFocus(True)
+        self.refTextEdit.setFixedHeight(62)
+        self.transcriptLabel.setBuddy(self.refTextEdit)
+        transcriptHeader = QHBoxLayout()
+        transcriptHeader.setSpacing(8)
+        transcriptHeader.addWidget(self.transcriptLabel)
+        transcriptHeader.addStretch(1)
+        transcriptHeader.addWidget(self.transcribeButton)
+        self.note = hint_label(AUTO_TRANSCRIPT_NOTE)
+        self.note.setObjectName("autoTranscriptNote")
+
+        # A frame around the drop target, highlighted while a file is dragged over it.
+        self.dropFrame = QFrame()
+        self.dropFrame.setObjectName("dropFrame")
+        self.dropFrame.setFrameShape(QFrame.Shape.NoFrame)
+        self.dropFrame.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        clip = QVBoxLayout(self.dropFrame)
+        clip.setContentsMargins(0, 0, 0, 0)
+        clip.setSpacing(8)
+        clip.addLayout(header)
+        clip.addWidget(self.refPathEdit)
+        clip.addWidget(self.message)
+        clip.addLayout(wave)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        layout.addWidget(self.dropFrame)
+        layout.addSpacing(4)
+        layout.addLayout(transcriptHeader)
+        layout.addWidget(self.refTextEdit)
+        layout.addWidget(self.note)
+        layout.addStretch(1)  # given more room than it needs, the panel stays at the top
+
+    def _connect(self) -> None:
+        self.browseButton.clicked.connect(self.browse)
+        self.recordButton.clicked.connect(self._toggle_recording)
+        self.refPathEdit.editingFinished.connect(self._path_edited)
+        self.playButton.clicked.connect(self.toggle_play)
+        self.waveform.seek_requested.connect(self._seek)
+        self.transcribeButton.clicked.connect(self._request_transcribe)
+        self._recorder.level_changed.connect(self._on_level)
+        self._recorder.error.connect(self._on_record_error)
+        self._recorder.limit_reached.connect(self._on_limit)
+        if self._player is not None:
+            self._player.state_changed.connect(self._on_player_state)
+            self._player.position_changed.connect(self._on_player_position)
+            self._player.loaded.connect(self._on_player_loaded)
+
+    # ------------------------------------------------------------------ queries
+    def reference(self) -> Path | None:
+        return self._reference
+
+    def transcript(self) -> str | None:
+        text = self.refTextEdit.toPlainText().strip()
+        return text or None
+
+    def message_text(self) -> str:
+        return self.message.text()
+
+    def is_recording(self) -> bool:
+        return bool(self._recorder.is_recording())
+
+    # ------------------------------------------------------------------ state in
+    def set_audio_status(self, status: AudioStatus) -> None:
+        """Enable Play and Record from what the audio probe found; say why when off."""
+        self._can_play = bool(status.available) and self._player is not None
+        self._play_reason = (status.reason or "Playback is off.") if not self._can_play else None
+        self._can_record = status.recording_reason is None
+        self._record_reason = status.recording_reason
+        self._refresh()
+
+    def set_reference(self, path: str | Path | None) -> bool:
+        """Use the clip at ``path`` (None clears). Returns whether it could be read.
+
+        A new clip clears the transcript, which described the old one.
+        """
+        previous = self._reference
+        if path is None or str(path).strip() == "":
+            self._path_text = ""
+            self.refPathEdit.clear()
+            self._use(None, None, 0)
+            self.message.clear_message()
+        else:
+            path = Path(path).expanduser()
+            self._path_text = str(path)
+            self.refPathEdit.setText(str(path))  # kept after a failure, for the user to fix
+            try:
+                audio, rate = read_audio(path)
+            except UserError as exc:
+                self._use(None, None, 0)
+                self.message.show_message(str(exc))
+            else:
+                self._use(path, audio, rate)
+                self.message.clear_message()
+        if self._reference != previous:
+            if previous is not None:
+                self.refTextEdit.clear()
+            self.reference_changed.emit(self._reference)
+        return self._reference is not None
+
+    def set_transcript(self, text: str) -> None:
+        """Show a transcript (from the Transcribe job) and end the transcribing state."""
+        self.set_transcribing(False)
+        self.refTextEdit.setPlainText(text)
+
+    def set_transcribing(self, busy: bool) -> None:
+        self._transcribing = busy
+        self.refTextEdit.setReadOnly(busy)
+        self.transcribeButton.setText("Transcribing…" if busy else "Transcribe")
+        self._refresh()
+
+    def show_message(self, text: str, error: bool = True) -> None:
+        self.message.show_message(text, error)
+
+    # ------------------------------------------------------------------ intents
+    def browse(self) -> None:
+        start = str(self._reference.parent) if self._reference else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a reference clip", start,
+                                              AUDIO_FILTER)
+        if path:
+            self.set_reference(path)
+
+    def handle_drop(self, mime: QMimeData) -> bool:
+        """Use the first local file in ``mime``; the drop and paste path for tests too."""
+        path = dropped_path(mime)
+        if path is None:
+            return False
+        self.set_reference(path)
+        return True
+
+    def toggle_play(self) -> None:
+        if not self._can_play or self._audio is None:
+            return
+        if self._player.key() == self._key():
+            self._player.toggle()
+            return
+        self._player.load(self._audio, self._rate, self._key())
+        start = self.waveform.position()
+        if 0 < start < self.waveform.duration():
+            self._player.seek(start)
+        self._player.play()
+
+    def _seek(self, seconds: float) -> None:
+        if self._player is not None and self._player.key() == self._key():
+            self._player.seek(seconds)
+        else:
+            self.waveform.set_position(seconds)  # where Play will start
+        self.seek_requested.emit(seconds)
+
+    def _request_transcribe(self) -> None:
+        if self._reference is not None and not self._transcribing:
+            self.transcribe_requested.emit(self._reference)
+
+    def _path_edited(self) -> None:
+        # Only a changed path is read again: focus leaving the field after an error
+        # must not repeat the same message.
+        text = self.refPathEdit.text().strip()
+        if text != self._path_text:
+            self.set_reference(text or None)
+
+    # ------------------------------------------------------------------ recording
+    def _toggle_recording(self) -> None:
+        if self._recorder.is_recording():
+            self.stop_recording()
+        else:
+            self.start_recording()
+
+    def start_recording(self) -> None:
+        if not self._can_record or self._recorder.is_recording():
+            return
+        if self._player is not None and self._player.state() == "playing":
+            self._player.pause()  # no playback leaking into the microphone
+        self.message.clear_message()
+        self.levelMeter.reset()
+        self.recordTime.setText("0:00")
+        if self._recorder.start(None, RECORD_RATE):
+            self._refresh()
+
+    def stop_recording(self) -> Path | None:
+        """Stop, save the take as a WAV under the recordings folder and use it."""
+        audio, rate = self._recorder.stop()
+        self._refresh()
+        return self._save_recording(audio, rate)
+
+    def _save_recording(self, audio: np.ndarray, rate: int) -> Path | None:
+        if audio.size == 0:
+            self.message.show_message(EMPTY_RECORDING)
+            return None
+        folder = self._recordings_dir or data_dir() / "recordings"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = recording_path(folder)
+            write_audio_atomic(path, audio, rate)
+        except UserError as exc:
+            self.message.show_message(str(exc))
+            return None
+        except OSError as exc:
+            self.message.show_message(
+                f"The recording could not be saved in {folder} ({exc.strerror or exc}).")
+            return None
+        self.set_reference(path)
+        return path
+
+    def _on_level(self, dbfs: float) -> None:
+        self.levelMeter.set_level(dbfs)
+        if self._recorder.is_recording():
+            self.recordTime.setText(_mmss(self._recorder.elapsed()))
+
+    def _on_record_error(self, sentence: str) -> None:
+        if self._recorder.is_recording():
+            self._recorder.stop()
+        self.message.show_message(sentence)
+        self._refresh()
+
+    def _on_limit(self, sentence: str) -> None:
+        # The recorder stopped itself and kept the samples: save them, then say why.
+        audio, rate = self._recorder.stop()
+        self._refresh()
+        if self._save_recording(audio, rate) is not None:
+            self.message.show_message(sentence, error=False)
+
+    # ------------------------------------------------------------------ player
+    def _key(self) -> object:
+        return ("reference", self._prefix, str(self._reference))
+
+    def _mine(self) -> bool:
+        return self._player is not None and self._player.key() == self._key()
+
+    def _on_player_state(self, _state: str) -> None:
+        self._refresh_play()
+
+    def _on_player_position(self, seconds: float) -> None:
+        if self._mine():
+            self.waveform.set_position(seconds)
+
+    def _on_player_loaded(self, _key: object) -> None:
+        self._refresh_play()
+
+    # ------------------------------------------------------------------ rendering
+    def _use(self, path: Path | None, audio: np.ndarray | None, rate: int) -> None:
+        if self._mine() and self._player.state() != "stopped":
+            self._player.stop()
+        self._reference = path
+        if audio is None:
+            self._audio, self._rate = None, 0
+            self.waveform.set_audio(None)
+            self.clipInfo.setText("")
+        else:
+            self._audio = audio.mean(axis=0).astype(np.float32) if audio.ndim == 2 else audio
+            self._rate = int(rate)
+            self.waveform.set_audio(self._audio, self._rate)
+            self.clipInfo.setText(clip_summary(audio, rate))
+        self.refPathEdit.setToolTip(str(path) if path else
+                                    "The audio file of the voice to clone; type or paste a path")
+        self._refresh()
+
+    def _refresh(self) -> None:
+        recording = self._recorder.is_recording()
+        self.levelMeter.setVisible(recording)
+        self.recordTime.setVisible(recording)
+        style = self.style()
+        self.recordButton.setText("Stop" if recording else "Record")
+        self.recordButton.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_MediaStop)
+                                  if recording else self._record_icon)
+        self.recordButton.setEnabled(self._can_record)
+        self.recordButton.setToolTip(
+            self._record_reason if not self._can_record else
+            "Stop recording and use the recording" if recording else
+            "Record the voice from the microphone (3-15 s of clear speech is best)")
+        self.browseButton.setEnabled(not recording)
+        self.refPathEdit.setEnabled(not recording)
+        has_clip = self._reference is not None
+        self.transcribeButton.setEnabled(has_clip and not self._transcribing and not recording)
+        self.transcribeButton.setToolTip(
+            "Fill the transcript with speech recognition (Whisper)" if has_clip else
+            "Choose a reference clip first")
+        self._refresh_play()
+
+    def _refresh_play(self) -> None:
+        playing = self._mine() and self._player.state() == "playing"
+        icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
+        self.playButton.setIcon(self.style().standardIcon(icon))
+        # No playback while recording: the speakers would leak into the microphone.
+        enabled = self._can_play and self._audio is not None and not self.is_recording()
+        self.playButton.setEnabled(enabled)
+        if not self._can_play:
+            self.playButton.setToolTip(self._play_reason)
+        elif self._audio is None:
+            self.playButton.setToolTip("Choose a reference clip to play it")
+        else:
+            self.playButton.setToolTip("Pause the reference clip" if playing else
+                                       "Play the reference clip")
+
+    # ------------------------------------------------------------------ drag and drop
+    def dragEnterEvent(self, event) -> None:
+        if dropped_path(event.mimeData()) is not None and not self.is_recording():
+            event.acceptProposedAction()
+            self._highlight(True)
+        else:
+            event.ignore()
+
+    def dragLeaveEvent(self, event) -> None:
+        self._highlight(False)
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event) -> None:
+        self._highlight(False)
+        if not self.is_recording() and self.handle_drop(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def _highlight(self, on: bool) -> None:
+        self.dropFrame.setStyleSheet(
+            "#dropFrame { border: 2px dashed palette(highlight); border-radius: 6px; }"
+            if on else "")
+
+    # ------------------------------------------------------------------ persistence
+    def save_state(self, settings) -> None:
+        settings.set_state(f"{self._prefix}/reference",
+                           str(self._reference) if self._reference else "")
+        settings.set_state(f"{self._prefix}/ref_text", self.refTextEdit.toPlainText())
+
+    def restore_state(self, settings) -> None:
+        """Restore the last clip and transcript; a clip deleted since is dropped quietly."""
+        path = settings.state(f"{self._prefix}/reference")
+        if isinstance(path, str) and path and Path(path).is_file():
+            self.set_reference(path)
+        text = settings.state(f"{self._prefix}/ref_text")
+        if isinstance(text, str):
+            self.refTextEdit.setPlainText(text)

@@ -1,0 +1,616 @@
+"""SettingsView: every declared setting, edited in place and saved at once.
+
+Each control writes through :class:`studio.settings.Settings`; an ``OMNIVOICE_*``
+environment override (or ``--model`` on the command line) makes its control
+read-only with a note saying what set it. Changing anything the model is loaded
+with asks the window to reload it (``reload_requested``), coalesced so that
+changing device and precision in a row reloads once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.engine import accel_probe
+from studio.engine.accel_probe import ACCEL_LABELS
+from studio.engine.errors import UserError
+from studio.settings import ACCEL_MODES, BY_KEY, Settings
+from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
+from studio.worker.jobs import AccelState
+
+log = logging.getLogger(__name__)
+
+# Settings the model is loaded with: changing one reloads it.
+RELOAD_KEYS = frozenset({
+    "model/source", "model/device", "model/precision",
+    "cache/disk", "cache/disk_items", "cache/memory_items", "asr/model",
+})
+RELOAD_DELAY_MS = 400
+DEVICE_LABELS = {"auto": "Auto (GPU when there is one)", "cpu": "CPU", "cuda": "CUDA GPU",
+                 "mps": "Apple GPU (MPS)"}
+PRECISION_LABELS = {"auto": "Auto (bf16 on GPU, fp32 on CPU)", "fp32": "fp32 (full)",
+                    "bf16": "bf16", "fp16": "fp16"}
+DOWNLOAD_FAILED = ("The download failed unexpectedly; the log file in the data folder "
+                   "has the details.")
+
+
+def looks_like_repo(source: str) -> bool:
+    """'owner/name' and not an existing or explicit local path."""
+    source = source.strip()
+    return (source.count("/") == 1 and not source.startswith((".", "/", "~"))
+            and not Path(source).expanduser().exists() and all(source.split("/")))
+
+
+def confirm_license(parent: QWidget, repo: str) -> bool:
+    """Show the license notice; download only on an explicit yes."""
+    from studio.engine.checkpoint import LICENSE_NOTICE
+
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Information)
+    box.setWindowTitle("Model license")
+    box.setText(f"Download {repo}?")
+    box.setInformativeText(LICENSE_NOTICE)
+    download = box.addButton("Accept and download", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.exec()
+    return box.clickedButton() is download
+
+
+def default_downloader(repo: str) -> Path:
+    from studio.engine.checkpoint import download_checkpoint
+
+    return download_checkpoint(repo)
+
+
+class _DownloadSignals(QObject):
+    """Lives on the GUI thread; the download thread emits, Qt queues to the slots."""
+
+    done = Signal(str, str)  # repo, local path
+    failed = Signal(str, str)  # repo, one sentence
+
+
+class SettingsView(QWidget):
+    reload_requested = Signal()
+    accel_requested = Signal(str)
+    clear_cache_requested = Signal()
+    download_finished = Signal(str)  # local path
+
+    def __init__(self, settings: Settings, *, probe: Callable[[], dict] = accel_probe.probe,
+                 audio_status=None, downloader: Callable[[str], Path] = default_downloader,
+                 confirm: Callable[[QWidget, str], bool] = confirm_license,
+                 session_overrides: Mapping[str, tuple[str, object]] | None = None,
+                 data_folder: Path | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("settingsView")
+        self.setAccessibleName("Settings view")
+        self._settings = settings
+        self._downloader = downloader
+        self._confirm = confirm
+        # key -> (what set it, value): e.g. {"model/source": ("--model", "/ckpt")}
+        self._session = dict(session_overrides or {})
+        self._data_folder = data_folder
+        self._controls: dict[str, QWidget] = {}
+        self._notes: dict[str, QLabel] = {}
+        self._loading = False
+        self._download_thread: threading.Thread | None = None
+        self._signals = _DownloadSignals(self)
+        self._signals.done.connect(self._download_done)
+        self._signals.failed.connect(self._download_failed)
+        self._reload_timer = QTimer(self)
+        self._reload_timer.setSingleShot(True)
+        self._reload_timer.setInterval(RELOAD_DELAY_MS)
+        self._reload_timer.timeout.connect(self.reload_requested)
+        self._availability = probe()
+        if audio_status is None:
+            from studio.audio.backend import audio_status as audio_probe
+
+            audio_status = audio_probe()
+        self._audio = audio_status
+        self._build()
+        self.refresh()
+        settings.changed.connect(self._setting_changed)
+
+    # ------------------------------------------------------------------ building
+    def _build(self) -> None:
+        content = QWidget()
+        content.setObjectName("settingsContent")
+        content.setMaximumWidth(860)
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(24, 18, 24, 24)
+        layout.setSpacing(6)
+        layout.addWidget(heading_label("Settings", size_delta=5))
+        layout.addWidget(hint_label(
+            "Changes are saved at once; changing the model, device, precision, cache or "
+            "transcription model reloads the model."))
+        layout.addSpacing(8)
+        layout.addWidget(self._model_section())
+        layout.addWidget(self._cache_section())
+        layout.addWidget(self._other_section())
+        layout.addStretch(1)
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        holder = QWidget()
+        row = QHBoxLayout(holder)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(content, 1)
+        row.addStretch(0)
+        scroll.setWidget(holder)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+    def _section(self, title: str) -> tuple[QWidget, QFormLayout]:
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 10, 0, 6)
+        layout.setSpacing(8)
+        layout.addWidget(heading_label(title, size_delta=1))
+        line = QFrame()
+        line.setFrameShape(QFrame.Shape.HLine)
+        line.setFrameShadow(QFrame.Shadow.Sunken)
+        layout.addWidget(line)
+        form = QFormLayout()
+        form.setContentsMargins(0, 4, 0, 0)
+        form.setHorizontalSpacing(16)
+        form.setVerticalSpacing(8)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        layout.addLayout(form)
+        return box, form
+
+    def _add(self, form: QFormLayout, key: str, field: QWidget, tooltip: str,
+             control: QWidget | None = None, hint: str | None = None) -> None:
+        """A row for setting ``key``: its label, the field, a hint and an override note."""
+        control = control or field
+        setting = BY_KEY[key]
+        control.setAccessibleName(setting.label)
+        control.setToolTip(tooltip)
+        label = QLabel(setting.label)
+        label.setBuddy(control)
+        label.setMinimumWidth(190)
+        note = QLabel()
+        note.setObjectName(f"override_{key.replace('/', '_')}")
+        note.setWordWrap(True)
+        note.setStyleSheet("QLabel { color: #7a5200; }")
+        note.hide()
+        column = QVBoxLayout()
+        column.setSpacing(3)
+        column.addWidget(field)
+        if hint:
+            column.addWidget(hint_label(hint))
+        column.addWidget(note)
+        form.addRow(label, column)
+        self._controls[key] = control
+        self._notes[key] = note
+
+    def _combo(self, name: str, items: Mapping[str, str]) -> QComboBox:
+        combo = QComboBox()
+        combo.setObjectName(name)
+        for value, label in items.items():
+            combo.addItem(label, value)
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        combo.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        return combo
+
+    def _model_section(self) -> QWidget:
+        box, form = self._section("Model")
+        self.sourceEdit = QLineEdit()
+        self.sourceEdit.setObjectName("modelSourceEdit")
+        self.sourceEdit.setPlaceholderText("k2-fsa/OmniVoice or /path/to/OmniVoice")
+        self.sourceEdit.editingFinished.connect(self._source_edited)
+        self.browseButton = QPushButton("Choose folder…")
+        self.browseButton.setObjectName("modelBrowseButton")
+        self.browseButton.setAccessibleName("Choose a checkpoint folder")
+        self.browseButton.setToolTip("Use an OmniVoice checkpoint folder on this computer")
+        self.browseButton.clicked.connect(self._browse)
+        self.downloadButton = QPushButton("Download")
+        self.downloadButton.setObjectName("downloadButton")
+        self.downloadButton.setAccessibleName("Download the model")
+        self.downloadButton.setToolTip(
+            "Download this repo id from the Hugging Face hub into its cache "
+            "(shows the license first)")
+        self.downloadButton.clicked.connect(self.start_download)
+        self.sourceEdit.textChanged.connect(lambda _t: self._refresh_download_button())
+        sourceRow = QWidget()
+        row = QHBoxLayout(sourceRow)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        row.addWidget(self.sourceEdit, 1)
+        row.addWidget(self.browseButton)
+        row.addWidget(self.downloadButton)
+        self.downloadProgress = QProgressBar()
+        self.downloadProgress.setObjectName("downloadProgress")
+        self.downloadProgress.setAccessibleName("Download progress")
+        self.downloadProgress.setRange(0, 0)
+        self.downloadProgress.setTextVisible(True)
+        self.downloadProgress.setMaximumHeight(18)
+        self.downloadProgress.hide()
+        self.downloadMessage = MessageLabel()
+        self.downloadMessage.setObjectName("downloadMessage")
+        sourceBox = QWidget()
+        column = QVBoxLayout(sourceBox)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(4)
+        column.addWidget(sourceRow)
+        column.addWidget(self.downloadProgress)
+        column.addWidget(self.downloadMessage)
+        self._add(form, "model/source", sourceBox,
+                  "A checkpoint folder, or a Hugging Face repo id resolved through its cache",
+                  control=self.sourceEdit,
+                  hint="A checkpoint folder, or a repo id downloaded once into the Hugging "
+                       "Face cache.")
+
+        self.deviceCombo = self._combo("deviceCombo", DEVICE_LABELS)
+        self.deviceCombo.currentIndexChanged.connect(
+            lambda _i: self._write("model/device", self.deviceCombo.currentData()))
+        self._add(form, "model/device", self.deviceCombo, "Where the model runs")
+        self.precisionCombo = self._combo("precisionCombo", PRECISION_LABELS)
+        self.precisionCombo.currentIndexChanged.connect(
+            lambda _i: self._write("model/precision", self.precisionCombo.currentData()))
+        self._add(form, "model/precision", self.precisionCombo,
+                  "Number format of the weights: bf16 halves memory and is faster on most GPUs")
+
+        self.accelCombo = QComboBox()
+        self.accelCombo.setObjectName("accelCombo")
+        self.accelCombo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.accelAvailability = QLabel()
+        self.accelAvailability.setObjectName("accelAvailability")
+        self.accelAvailability.setWordWrap(True)
+        self.accelAvailability.setTextFormat(Qt.TextFormat.RichText)
+        self.accelAvailability.setAccessibleName("Acceleration availability")
+        self.accelActive = hint_label("")
+        self.accelActive.setObjectName("accelActive")
+        self.accelActive.hide()
+        accelBox = QWidget()
+        column = QVBoxLayout(accelBox)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(4)
+        accelRow = QHBoxLayout()
+        accelRow.addWidget(self.accelCombo)
+        accelRow.addStretch(1)
+        column.addLayout(accelRow)
+        column.addWidget(self.accelAvailability)
+        column.addWidget(self.accelActive)
+        self._fill_accel()
+        self.accelCombo.currentIndexChanged.connect(
+            lambda _i: self._write("accel/mode", self.accelCombo.currentData()))
+        self._add(form, "accel/mode", accelBox,
+                  "How decoding is accelerated; options this machine cannot run are disabled",
+                  control=self.accelCombo)
+        return box
+
+    def _fill_accel(self) -> None:
+        unavailable = []
+        for mode in ACCEL_MODES:
+            ok, reason = self._availability.get(mode, (False, f"{mode}: unknown"))
+            label = ACCEL_LABELS[mode]
+            self.accelCombo.addItem(label if ok else f"{label} (unavailable)", mode)
+            row = self.accelCombo.count() - 1
+            self.accelCombo.setItemData(
+                row, "Available on this machine" if ok else reason, Qt.ItemDataRole.ToolTipRole)
+            if not ok:
+                self.accelCombo.model().item(row).setEnabled(False)
+                unavailable.append((label, reason))
+        if unavailable:
+            # The reason is named after the component ("flashinfer: ..."); the label
+            # already says which option, so show what follows the name.
+            lines = "<br>".join(f"<b>{_escape(label)}</b>: {_escape(reason.split(': ', 1)[-1])}"
+                                for label, reason in unavailable)
+            self.accelAvailability.setText(
+                f"<span style='color:#7a5200'>Not available on this machine</span><br>{lines}")
+        else:
+            self.accelAvailability.setText(
+                "<span style='color:#1e6b2a'>Every option is available on this machine.</span>")
+
+    def _cache_section(self) -> QWidget:
+        box, form = self._section("Voice prompt cache")
+        self.diskCacheCheck = QCheckBox("On")
+        self.diskCacheCheck.setObjectName("diskCacheCheck")
+        self.diskCacheCheck.toggled.connect(lambda on: self._write("cache/disk", on))
+        self._add(form, "cache/disk", self.diskCacheCheck,
+                  "Re-using a reference clip skips encoding it again, even after a restart")
+        self.diskItemsSpin = QSpinBox()
+        self.diskItemsSpin.setObjectName("diskItemsSpin")
+        self.diskItemsSpin.setRange(1, 10_000)
+        self.diskItemsSpin.setSuffix(" prompts")
+        self.diskItemsSpin.valueChanged.connect(lambda v: self._write("cache/disk_items", v))
+        self._add(form, "cache/disk_items", self.diskItemsSpin,
+                  "The oldest prompts on disk are removed beyond this many")
+        self.memoryItemsSpin = QSpinBox()
+        self.memoryItemsSpin.setObjectName("memoryItemsSpin")
+        self.memoryItemsSpin.setRange(1, 1_000)
+        self.memoryItemsSpin.setSuffix(" prompts")
+        self.memoryItemsSpin.valueChanged.connect(lambda v: self._write("cache/memory_items", v))
+        self._add(form, "cache/memory_items", self.memoryItemsSpin,
+                  "Prompts kept in memory for instant re-use")
+        self.clearCacheButton = QPushButton("Clear cache")
+        self.clearCacheButton.setObjectName("clearCacheButton")
+        self.clearCacheButton.setAccessibleName("Clear the voice prompt cache")
+        self.clearCacheButton.setToolTip("Forget every cached voice prompt, in memory and on disk")
+        self.clearCacheButton.clicked.connect(self.clear_cache_requested)
+        clearRow = QHBoxLayout()
+        clearRow.addWidget(self.clearCacheButton)
+        clearRow.addStretch(1)
+        form.addRow("", clearRow)
+        for spin in (self.diskItemsSpin, self.memoryItemsSpin):
+            spin.setFixedWidth(160)
+            spin.setKeyboardTracking(False)  # write when typing ends, not per digit
+        return box
+
+    def _other_section(self) -> QWidget:
+        box, form = self._section("Transcription, audio and data")
+        self.asrEdit = QLineEdit()
+        self.asrEdit.setObjectName("asrModelEdit")
+        self.asrEdit.setPlaceholderText("openai/whisper-large-v3-turbo")
+        self.asrEdit.editingFinished.connect(
+            lambda: self._write("asr/model", self.asrEdit.text().strip()
+                                or BY_KEY["asr/model"].default))
+        self._add(form, "asr/model", self.asrEdit,
+                  "Whisper model used to transcribe a reference clip with no transcript",
+                  hint="A Whisper model id or folder, used when a reference has no transcript.")
+
+        self.outputCombo = QComboBox()
+        self.outputCombo.setObjectName("outputDeviceCombo")
+        self.outputCombo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.outputCombo.addItem("System default", -1)
+        for index, name in self._audio.output_devices:
+            self.outputCombo.addItem(name, int(index))
+        self.outputCombo.currentIndexChanged.connect(
+            lambda _i: self._write("audio/output_device", self.outputCombo.currentData()))
+        self.audioReason = QLabel(self._audio.reason or "")
+        self.audioReason.setObjectName("audioReason")
+        self.audioReason.setWordWrap(True)
+        self.audioReason.setStyleSheet("QLabel { color: #9b1c1c; }")
+        self.audioReason.setVisible(not self._audio.available)
+        audioBox = QWidget()
+        column = QVBoxLayout(audioBox)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(4)
+        audioRow = QHBoxLayout()
+        audioRow.addWidget(self.outputCombo)
+        audioRow.addStretch(1)
+        column.addLayout(audioRow)
+        column.addWidget(self.audioReason)
+        self._add(form, "audio/output_device", audioBox,
+                  "Where takes and reference clips play" if self._audio.available
+                  else self._audio.reason or "Playback is off.",
+                  control=self.outputCombo)
+
+        from studio.paths import data_dir
+
+        folder = self._data_folder or data_dir()
+        self.dataEdit = QLineEdit(str(folder))
+        self.dataEdit.setObjectName("dataFolderEdit")
+        self.dataEdit.setReadOnly(True)
+        self.dataEdit.setAccessibleName("Data folder")
+        self.dataEdit.setToolTip("Takes, saved voices, the prompt cache and the log live here "
+                                 "(OMNIVOICE_DESKTOP_DATA_DIR moves it)")
+        self.openDataButton = QPushButton("Open")
+        self.openDataButton.setObjectName("openDataButton")
+        self.openDataButton.setAccessibleName("Open the data folder")
+        self.openDataButton.setToolTip("Show the data folder in the file manager")
+        self.openDataButton.clicked.connect(self.open_data_folder)
+        dataRow = QHBoxLayout()
+        dataRow.setSpacing(6)
+        dataRow.addWidget(self.dataEdit, 1)
+        dataRow.addWidget(self.openDataButton)
+        dataLabel = QLabel("Data folder")
+        dataLabel.setBuddy(self.openDataButton)
+        form.addRow(dataLabel, dataRow)
+        return box
+
+    # ------------------------------------------------------------------ state in
+    def refresh(self) -> None:
+        """Show every setting's effective value and whether something overrides it."""
+        self._loading = True
+        try:
+            for key, control in self._controls.items():
+                value = self.effective(key)
+                if isinstance(control, QComboBox):
+                    index = control.findData(value)
+                    if index < 0 and key == "audio/output_device":
+                        control.addItem(f"Device {value} (not present)", int(value))
+                        index = control.count() - 1
+                    control.setCurrentIndex(max(index, 0))
+                elif isinstance(control, QLineEdit):
+                    control.setText(str(value))
+                elif isinstance(control, QCheckBox):
+                    control.setChecked(bool(value))
+                elif isinstance(control, QSpinBox):
+                    control.setValue(int(value))
+                self._show_override(key, control)
+        finally:
+            self._loading = False
+        if not self._audio.available:
+            self.outputCombo.setEnabled(False)
+        self._refresh_download_button()
+
+    def effective(self, key: str):
+        if key in self._session:
+            return self._session[key][1]
+        return self._settings.value(key)
+
+    def override_note(self, key: str) -> str | None:
+        """The note shown when something other than this view sets ``key``."""
+        if key in self._session:
+            return f"Set by {self._session[key][0]} for this session."
+        env = self._settings.override(key)
+        if env is not None:
+            return (f"Set by {env} (now {self._settings.value(key)}); "
+                    "unset it to change this here.")
+        return None
+
+    def _show_override(self, key: str, control: QWidget) -> None:
+        note = self.override_note(key)
+        locked = note is not None
+        if isinstance(control, QLineEdit):
+            control.setReadOnly(locked)
+        else:
+            control.setEnabled(not locked)
+        if key == "model/source":
+            self.browseButton.setEnabled(not locked)
+        self._notes[key].setText(note or "")
+        self._notes[key].setVisible(locked)
+
+    def control(self, key: str) -> QWidget:
+        """The control that edits setting ``key``."""
+        return self._controls[key]
+
+    def is_locked(self, key: str) -> bool:
+        return self.override_note(key) is not None
+
+    def set_accel_state(self, state: AccelState) -> None:
+        """What the worker actually runs, under the combo."""
+        label = ACCEL_LABELS.get(state.active, state.active)
+        if state.active == state.requested:
+            text = f"In use: {label}."
+        else:
+            text = f"In use: {label if state.active != 'off' else 'standard path'} ({state.reason})."
+        self.accelActive.setText(text)
+        self.accelActive.show()
+
+    def availability(self) -> dict:
+        return dict(self._availability)
+
+    # ------------------------------------------------------------------ state out
+    def _write(self, key: str, value) -> None:
+        if self._loading or self.is_locked(key):
+            return
+        self._settings.set_value(key, value)
+
+    def set_source(self, source: str) -> None:
+        self.sourceEdit.setText(source)
+        self._source_edited()
+
+    def _source_edited(self) -> None:
+        text = self.sourceEdit.text().strip()
+        if text:
+            self.downloadMessage.clear_message()
+            self._write("model/source", text)
+
+    def _browse(self) -> None:
+        current = Path(str(self.effective("model/source"))).expanduser()
+        start = str(current) if current.is_dir() else str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Choose an OmniVoice checkpoint folder",
+                                                  start)
+        if folder:
+            self.set_source(folder)
+
+    @Slot(str)
+    def _setting_changed(self, key: str) -> None:
+        self.refresh()
+        if self.is_locked(key):
+            return
+        if key in RELOAD_KEYS:
+            self._reload_timer.start()
+        elif key == "accel/mode":
+            self.accel_requested.emit(self._settings.value(key))
+
+    def open_data_folder(self) -> None:
+        folder = Path(self.dataEdit.text())
+        folder.mkdir(parents=True, exist_ok=True)
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+    # ------------------------------------------------------------------ download
+    def is_downloading(self) -> bool:
+        return self._download_thread is not None and self._download_thread.is_alive()
+
+    def _refresh_download_button(self) -> None:
+        repo = self.sourceEdit.text().strip()
+        ok = looks_like_repo(repo) and not self.is_downloading() and not self.is_locked("model/source")
+        self.downloadButton.setEnabled(ok)
+        self.downloadButton.setToolTip(
+            "Download this repo id from the Hugging Face hub (shows the license first)" if ok
+            else "Downloading…" if self.is_downloading()
+            else "Type a repo id such as k2-fsa/OmniVoice to download it")
+
+    def start_download(self) -> bool:
+        """Confirm the license, then fetch the repo on a background thread."""
+        repo = self.sourceEdit.text().strip()
+        if not looks_like_repo(repo) or self.is_downloading():
+            return False
+        if not self._confirm(self, repo):
+            return False
+        self.downloadMessage.clear_message()
+        self.downloadProgress.setFormat(f"Downloading {repo} … (an interrupted download resumes)")
+        self.downloadProgress.show()
+        # A plain daemon thread rather than a QThread: huggingface_hub cannot be stopped
+        # mid-file, and quitting the studio must not wait for it (a rerun resumes).
+        self._download_thread = threading.Thread(
+            target=self._download, args=(repo,), name="model-download", daemon=True)
+        self._download_thread.start()
+        self._refresh_download_button()
+        return True
+
+    def _download(self, repo: str) -> None:
+        """Runs on the download thread; only emits."""
+        signals = self._signals
+        try:
+            path = self._downloader(repo)
+        except UserError as exc:
+            outcome = (signals.failed, repo, str(exc))
+        except Exception:  # the studio must survive any download failure
+            log.exception("download of %s failed", repo)
+            outcome = (signals.failed, repo, DOWNLOAD_FAILED)
+        else:
+            outcome = (signals.done, repo, str(path))
+        try:
+            outcome[0].emit(*outcome[1:])
+        except RuntimeError:  # the view was closed while the download ran
+            log.info("download of %s finished after its view closed", repo)
+
+    def wait_for_download(self, timeout: float | None = None) -> None:
+        if self._download_thread is not None:
+            self._download_thread.join(timeout)
+
+    @Slot(str, str)
+    def _download_done(self, repo: str, path: str) -> None:
+        self._download_thread = None
+        self.downloadProgress.hide()
+        self.downloadMessage.show_message(f"Downloaded {repo}.", error=False)
+        self._refresh_download_button()
+        if self.effective("model/source") == repo:
+            self.reload_requested.emit()  # same source, now present: load it
+        else:
+            self._write("model/source", repo)
+        self.download_finished.emit(path)
+
+    @Slot(str, str)
+    def _download_failed(self, repo: str, sentence: str) -> None:
+        self._download_thread = None
+        self.downloadProgress.hide()
+        self.downloadMessage.show_message(sentence)
+        self._refresh_download_button()
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,200 @@
+"""StatusBar: the last message or error, model state, device and precision, and the
+acceleration badge.
+
+The badge has three states: *requested* (asked for, not confirmed by the worker
+yet), *active* (the worker runs what was asked) and *fell back* (the worker runs
+the standard path instead, for a named reason shown in text and tooltip).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
+
+from studio.engine.accel_probe import ACCEL_LABELS
+from studio.worker.jobs import AccelState, ModelInfo
+
+REQUESTED, ACTIVE, FELL_BACK, OFF = "requested", "active", "fell back", "off"
+
+# Pill colours: (background, text, border) per badge state.
+BADGE_COLORS = {
+    REQUESTED: ("#fff4d6", "#7a5200", "#e8c368"),
+    ACTIVE: ("#e3f4e5", "#1e6b2a", "#8ccb96"),
+    FELL_BACK: ("#fde3e1", "#9b1c1c", "#ef9a94"),
+    OFF: ("#eceff1", "#455a64", "#cfd8dc"),
+}
+ERROR_STYLE = "QLabel { color: #b71c1c; font-weight: 600; }"
+INFO_STYLE = ""
+MODEL_STYLES = {
+    "none": "QLabel { color: palette(placeholder-text); }",
+    "loading": "QLabel { color: #7a5200; }",
+    "ready": "QLabel { color: #1e6b2a; }",
+    "failed": "QLabel { color: #b71c1c; font-weight: 600; }",
+}
+
+
+@dataclass(frozen=True)
+class Badge:
+    state: str
+    text: str
+    tooltip: str
+
+
+def badge_for(accel: AccelState | None, requested: str = "off") -> Badge:
+    """What the badge shows: from the worker's AccelState, or only the request."""
+    if accel is None:
+        label = ACCEL_LABELS.get(requested, requested)
+        if requested == "off":
+            return Badge(OFF, "Acceleration: off", "The standard decoding path is selected.")
+        return Badge(REQUESTED, f"{label}: requested",
+                     f"{label} is requested; it takes effect when the model is loaded.")
+    label = ACCEL_LABELS.get(accel.requested, accel.requested)
+    if accel.active == accel.requested:
+        if accel.requested == "off":
+            return Badge(OFF, "Acceleration: off", "The standard decoding path is in use.")
+        return Badge(ACTIVE, f"{label}: active", f"{label} is active for every render.")
+    reason = accel.reason or "no reason given"
+    active = ACCEL_LABELS.get(accel.active, accel.active)
+    where = "the standard path" if accel.active == "off" else active
+    return Badge(FELL_BACK, f"{label}: fell back ({reason})",
+                 f"{label} was requested, but renders use {where}: {reason}")
+
+
+def badge_style(state: str) -> str:
+    background, text, border = BADGE_COLORS[state]
+    return (f"QLabel {{ background: {background}; color: {text}; border: 1px solid {border};"
+            " border-radius: 9px; padding: 1px 10px; font-weight: 600; }")
+
+
+def short_source(source: str) -> str:
+    """A folder's name, or a repo id as is; the full source goes in the tooltip."""
+    path = Path(source)
+    if source.count("/") == 1 and not source.startswith((".", "/", "~")):
+        return source
+    return path.name or source
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that ends in "…" when it does not fit; text() stays whole."""
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(40, super().minimumSizeHint().height())
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        rect = self.contentsRect()
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight,
+                                             rect.width())
+        self.style().drawItemText(painter, rect, int(self.alignment()), self.palette(),
+                                  self.isEnabled(), text, QPalette.ColorRole.WindowText)
+
+
+class StatusBar(QStatusBar):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("statusBar")
+        self.setSizeGripEnabled(True)
+        self._requested = "off"
+        self._accel: AccelState | None = None
+
+        self.messageLabel = ElidedLabel()
+        self.messageLabel.setObjectName("statusMessage")
+        self.messageLabel.setContentsMargins(8, 0, 8, 0)
+        self.messageLabel.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.messageLabel.setAccessibleName("Last message")
+        self.messageLabel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.modelLabel = QLabel()
+        self.modelLabel.setObjectName("modelState")
+        self.modelLabel.setAccessibleName("Model state")
+        self.deviceLabel = QLabel()
+        self.deviceLabel.setObjectName("deviceLabel")
+        self.deviceLabel.setAccessibleName("Device and precision")
+        self.deviceLabel.setToolTip("Where the model runs, and in what precision")
+        self.badge = QLabel()
+        self.badge.setObjectName("accelBadge")
+        self.badge.setAccessibleName("Acceleration")
+        self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
+
+        self.addWidget(self.messageLabel, 1)
+        for widget in (self.modelLabel, self.deviceLabel, self.badge):
+            widget.setContentsMargins(8, 0, 8, 0)
+            self.addPermanentWidget(widget)
+        self.set_no_model()
+        self.set_accel_requested("off")
+        self.show_message("")
+
+    # ------------------------------------------------------------------ model
+    def set_no_model(self) -> None:
+        self._model_state("none", "No model", "No model is loaded; choose one in Settings.")
+        self.deviceLabel.setText("")
+        self.deviceLabel.hide()
+
+    def set_model_loading(self, stage: str) -> None:
+        text = stage if stage.startswith("Loading") else f"Loading {stage}"
+        self._model_state("loading", "Loading …", text)
+
+    def set_model_loaded(self, info: ModelInfo) -> None:
+        self._model_state("ready", f"Ready: {short_source(info.source)}",
+                          f"Model loaded from {info.source} ({info.sample_rate} Hz output)")
+        self.deviceLabel.setText(f"{info.device} · {info.precision}")
+        self.deviceLabel.show()
+
+    def set_model_failed(self, reason: str) -> None:
+        self._model_state("failed", "Model failed", reason)
+        self.show_error(reason)
+
+    def model_state(self) -> str:
+        return self.modelLabel.property("state") or ""
+
+    def _model_state(self, state: str, text: str, tooltip: str) -> None:
+        self.modelLabel.setProperty("state", state)
+        self.modelLabel.setText(text)
+        self.modelLabel.setToolTip(tooltip)
+        self.modelLabel.setAccessibleDescription(tooltip)
+        self.modelLabel.setStyleSheet(MODEL_STYLES[state])
+
+    # ------------------------------------------------------------------ acceleration
+    def set_accel_requested(self, requested: str) -> None:
+        """The user asked for a mode; shown as requested until the worker answers."""
+        self._requested = requested
+        if self._accel is None or self._accel.requested != requested:
+            self._accel = None
+        self._show_badge()
+
+    def set_accel(self, state: AccelState) -> None:
+        """The worker's answer: active, or fell back with a reason."""
+        self._requested = state.requested
+        self._accel = state
+        self._show_badge()
+
+    def badge_state(self) -> str:
+        return self.badge.property("state") or ""
+
+    def _show_badge(self) -> None:
+        badge = badge_for(self._accel, self._requested)
+        self.badge.setProperty("state", badge.state)
+        self.badge.setText(badge.text)
+        self.badge.setToolTip(badge.tooltip)
+        self.badge.setAccessibleDescription(badge.tooltip)
+        self.badge.setStyleSheet(badge_style(badge.state))
+
+    # ------------------------------------------------------------------ messages
+    def show_message(self, text: str) -> None:
+        self._message(text, error=False)
+
+    def show_error(self, text: str) -> None:
+        self._message(text, error=True)
+
+    def is_error(self) -> bool:
+        return self.messageLabel.property("kind") == "error"
+
+    def _message(self, text: str, error: bool) -> None:
+        self.messageLabel.setProperty("kind", "error" if error else "info")
+        self.messageLabel.setText(("⚠ " if error and text else "") + text)
+        self.messageLabel.setToolTip(text)
+        self.messageLabel.setAccessibleDescription(text)
+        self.messageLabel.setStyleSheet(ERROR_STYLE if error else INFO_STYLE)

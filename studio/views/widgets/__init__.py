@@ -1,0 +1,1 @@
+"""Small reusable widgets: language picker, level meter, waveform, collapsible section."""

@@ -1,0 +1,135 @@
+"""A waveform strip: min/max peaks per pixel column, a playhead, click or arrow keys to seek."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from studio.audio.peaks import waveform_peaks
+
+SEEK_STEP_S = 1.0
+
+
+class WaveformView(QWidget):
+    """Draws one clip. Emits ``seek_requested(seconds)``; the owner moves the player and
+    reports back with :meth:`set_position` (the view never changes playback itself)."""
+
+    seek_requested = Signal(float)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._audio: np.ndarray | None = None
+        self._rate = 0
+        self._peaks: np.ndarray | None = None  # (width, 2), recomputed when the width changes
+        self._position = 0.0
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setMinimumHeight(56)
+        self.setAccessibleName("Waveform")
+        self.setToolTip("Click to move the playhead; Left and Right arrows step one second")
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def sizeHint(self) -> QSize:
+        return QSize(480, 72)
+
+    # -- state in --------------------------------------------------------------------
+    def set_audio(self, audio: np.ndarray | None, sample_rate: int = 0) -> None:
+        """Show ``audio`` ((T,) or (C, T) float); None clears the view."""
+        self._audio = None if audio is None else np.asarray(audio, dtype=np.float32)
+        self._rate = int(sample_rate)
+        self._peaks = None
+        self._position = 0.0
+        if self._audio is None:
+            self.setAccessibleDescription("No clip")
+        else:
+            self.setAccessibleDescription(f"Clip of {self.duration():.1f} seconds")
+        self.update()
+
+    def set_position(self, seconds: float) -> None:
+        self._position = max(0.0, min(float(seconds), self.duration()))
+        self.update()
+
+    # -- queries ---------------------------------------------------------------------
+    def has_audio(self) -> bool:
+        return self._audio is not None and self._rate > 0
+
+    def duration(self) -> float:
+        if not self.has_audio():
+            return 0.0
+        return self._audio.shape[-1] / self._rate
+
+    def position(self) -> float:
+        return self._position
+
+    def seconds_at(self, x: float) -> float:
+        """The clip time under pixel column ``x``."""
+        width = max(1, self.width())
+        return max(0.0, min(1.0, x / width)) * self.duration()
+
+    # -- input -----------------------------------------------------------------------
+    def mousePressEvent(self, event) -> None:
+        if self.has_audio() and event.button() == Qt.MouseButton.LeftButton:
+            self.seek_requested.emit(self.seconds_at(event.position().x()))
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def keyPressEvent(self, event) -> None:
+        step = {Qt.Key.Key_Left: -SEEK_STEP_S, Qt.Key.Key_Right: SEEK_STEP_S}.get(event.key())
+        if self.has_audio() and step is not None:
+            target = max(0.0, min(self._position + step, self.duration()))
+            self.seek_requested.emit(target)
+            event.accept()
+            return
+        if self.has_audio() and event.key() == Qt.Key.Key_Home:
+            self.seek_requested.emit(0.0)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    # -- painting --------------------------------------------------------------------
+    def _column_peaks(self, width: int) -> np.ndarray:
+        if self._peaks is None or self._peaks.shape[0] != width:
+            self._peaks = waveform_peaks(self._audio, width)
+        return self._peaks
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        pal = self.palette()
+        frame = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        focus = self.hasFocus()
+        painter.setPen(QPen(pal.color(QPalette.ColorRole.Highlight if focus else
+                                      QPalette.ColorRole.Mid), 1))
+        painter.setBrush(pal.color(QPalette.ColorRole.Base))
+        painter.drawRoundedRect(frame, 4, 4)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+
+        inner = self.rect().adjusted(2, 4, -2, -4)
+        mid = inner.center().y()
+        if not self.has_audio():
+            painter.setPen(pal.color(QPalette.ColorRole.PlaceholderText))
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "No clip loaded")
+            return
+
+        width = max(1, inner.width())
+        peaks = self._column_peaks(width)
+        half = inner.height() / 2
+        played_x = inner.left() + (self._position / self.duration() if self.duration() else 0) * width
+        wave = pal.color(QPalette.ColorRole.Highlight)
+        dim = QColor(wave)
+        dim.setAlpha(150)
+        painter.setPen(QPen(pal.color(QPalette.ColorRole.Midlight), 1))
+        painter.drawLine(inner.left(), mid, inner.right(), mid)
+        for i in range(width):
+            x = inner.left() + i
+            lo, hi = float(peaks[i, 0]), float(peaks[i, 1])
+            y_top = mid - max(hi, 0.0) * half
+            y_bottom = mid - min(lo, 0.0) * half
+            painter.setPen(wave if x <= played_x else dim)
+            painter.drawLine(QPointF(x, y_top), QPointF(x, max(y_bottom, y_top + 1)))
+
+        painter.setPen(QPen(pal.color(QPalette.ColorRole.Text), 2))
+        painter.drawLine(int(played_x), inner.top() - 2, int(played_x), inner.bottom() + 2)

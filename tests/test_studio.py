@@ -1,0 +1,107 @@
+"""The studio end to end, offscreen: real MainWindow, real worker thread, real engine
+on a tiny random checkpoint, real player on the null audio device."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import soundfile as sf
+from PySide6.QtCore import QSettings, Qt
+
+from studio.settings import Settings
+from studio.worker.controller import WorkerController
+
+
+@pytest.fixture
+def settings(tmp_path, tiny_checkpoint):
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    s = Settings(store, environ={})
+    s.set_value("model/source", str(tiny_checkpoint))
+    s.set_value("model/device", "cpu")
+    s.set_value("model/precision", "fp32")
+    return s
+
+
+@pytest.fixture
+def studio(qtbot, settings, monkeypatch, tmp_path):
+    from studio.audio.player import Player
+    from studio.views.main_window import MainWindow
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    controller = WorkerController()
+    player = Player()
+    window = MainWindow(settings, controller, player)
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(controller.worker.model_loaded, timeout=60_000):
+        window.load_model()
+    yield window, controller, player
+    player.close()
+    assert controller.shutdown()
+    assert not controller.thread.isRunning()
+
+
+def _design_render(qtbot, window, text, steps_preset="Draft"):
+    window.show_view("design")
+    view = window.designView
+    view.form.set_text(text)
+    view.form.set_preset(steps_preset)
+    qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
+
+
+def test_generate_shows_progress_in_order_and_the_take_plays(qtbot, studio):
+    window, controller, player = studio
+    steps = []
+    controller.worker.progress.connect(lambda job, step, n, chunk, chunks: steps.append(step))
+    with qtbot.waitSignal(controller.worker.finished, timeout=60_000):
+        _design_render(qtbot, window, "Hello from the studio.")
+    assert steps == list(range(1, 13))  # Draft = 12 steps, reported in order
+    takes = window.findChild(object, "takesList")
+    assert takes.model().rowCount() == 1
+    takes.setCurrentIndex(takes.model().index(0, 0))
+    with qtbot.waitSignal(player.finished, timeout=30_000):
+        window.takesPanel.toggle()
+    assert "error" not in window.findChild(object, "statusMessage").text().lower()
+
+
+def test_cancel_mid_render_leaves_the_worker_usable(qtbot, studio):
+    window, controller, _ = studio
+    view = window.designView
+
+    def cancel_at_second_step(job, step, *_):
+        if step == 2:
+            controller.cancel()
+
+    controller.worker.progress.connect(cancel_at_second_step)
+    with qtbot.waitSignal(controller.worker.cancelled, timeout=60_000):
+        _design_render(qtbot, window, "This render will be cancelled.", "Final")
+    controller.worker.progress.disconnect(cancel_at_second_step)
+    assert window.findChild(object, "takesList").model().rowCount() == 0
+    assert view.findChild(object, "generateButton").isEnabled()
+    with qtbot.waitSignal(controller.worker.finished, timeout=60_000):
+        _design_render(qtbot, window, "And this one finishes.")
+    assert window.findChild(object, "takesList").model().rowCount() == 1
+
+
+def test_a_failing_job_shows_its_reason_on_the_status_bar(qtbot, studio, tmp_path, speech):
+    window, controller, _ = studio
+    clip = tmp_path / "ref.wav"
+    sf.write(clip, speech(2.0), 24000)
+    window.show_view("clone")
+    view = window.cloneView
+    assert view.reference.set_reference(clip)
+    view.form.set_text("Clone this without a transcript.")
+    # No transcript and no way to load Whisper offline: one sentence, no traceback.
+    with qtbot.waitSignal(controller.worker.failed, timeout=60_000) as failed:
+        qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
+    reason = failed.args[1]
+    assert "transcri" in reason.lower() and "\n" not in reason
+    assert reason in window.findChild(object, "statusMessage").toolTip() + \
+        window.findChild(object, "statusMessage").text()
+    # The worker is still fine afterwards.
+    view.reference.set_transcript("A clip to clone.")
+    with qtbot.waitSignal(controller.worker.finished, timeout=60_000) as done:
+        qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
+    assert done.args[1].prompt_source == "encoded"
+    assert np.isfinite(done.args[1].takes[0].audio).all()

@@ -1,0 +1,166 @@
+"""Fakes for the view tests: a controller whose worker has the real signal set, a
+player that records calls, a settings store in a temp INI file, and results."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject, QSettings, Signal
+
+from studio.audio.backend import AudioStatus
+from studio.settings import Settings
+from studio.worker.jobs import RenderRequest, RenderResult, TakeAudio
+
+PLAYABLE = AudioStatus(True, None, [(0, "Speakers"), (3, "HDMI Output")], [(1, "Microphone")],
+                       default_output=0, default_input=1)
+SILENT = AudioStatus(False, "Playback is off: no audio output device was found.",
+                     recording_reason="Recording is off: no audio input device (microphone) "
+                                      "was found.")
+CPU_ONLY = {
+    "off": (True, None),
+    "compile": (False, "compile: no CUDA GPU"),
+    "flashinfer": (False, "flashinfer: package not installed; no CUDA GPU"),
+    "flashinfer-graph": (False, "flashinfer: package not installed; no CUDA GPU"),
+}
+
+
+def make_settings(path: Path, environ: dict[str, str] | None = None) -> Settings:
+    return Settings(QSettings(str(path), QSettings.Format.IniFormat), environ=environ or {})
+
+
+class FakeWorker(QObject):
+    """The InferenceWorker's signals, nothing else."""
+
+    model_loading = Signal(str)
+    model_loaded = Signal(object)
+    model_failed = Signal(str)
+    progress = Signal(int, int, int, int, int)
+    finished = Signal(int, object)
+    failed = Signal(int, str)
+    cancelled = Signal(int)
+    transcribed = Signal(int, str)
+    accel_changed = Signal(object)
+    cache_cleared = Signal(int)
+
+
+class FakeController(QObject):
+    """WorkerController's methods, recording each call; job ids count from 1."""
+
+    def __init__(self):
+        super().__init__()
+        self.worker = FakeWorker()
+        self.calls: list[tuple] = []
+        self._ids = itertools.count(1)
+
+    def load_model(self, request) -> None:
+        self.calls.append(("load_model", request))
+
+    def render(self, request) -> int:
+        job = next(self._ids)
+        self.calls.append(("render", job, request))
+        return job
+
+    def transcribe(self, path) -> int:
+        job = next(self._ids)
+        self.calls.append(("transcribe", job, path))
+        return job
+
+    def cancel(self, job=None) -> None:
+        self.calls.append(("cancel", job))
+
+    def set_accel(self, mode: str) -> None:
+        self.calls.append(("set_accel", mode))
+
+    def clear_cache(self) -> None:
+        self.calls.append(("clear_cache",))
+
+    def shutdown(self) -> bool:
+        self.calls.append(("shutdown",))
+        return True
+
+    def named(self, name: str) -> list[tuple]:
+        return [c for c in self.calls if c[0] == name]
+
+
+class FakePlayer(QObject):
+    """The Player API with its signals; state changes happen at once."""
+
+    state_changed = Signal(str)
+    position_changed = Signal(float)
+    finished = Signal()
+    error = Signal(str)
+    loaded = Signal(object)
+
+    def __init__(self):
+        super().__init__()
+        self.calls: list[tuple] = []
+        self._state = "stopped"
+        self._key: object = None
+        self._duration = 0.0
+
+    def state(self) -> str:
+        return self._state
+
+    def key(self) -> object:
+        return self._key
+
+    def duration(self) -> float:
+        return self._duration
+
+    def position(self) -> float:
+        return 0.0
+
+    def load(self, audio, sample_rate, key=None) -> None:
+        self.calls.append(("load", key))
+        self._key, self._duration = key, len(audio) / sample_rate
+        self._set("stopped")
+        self.loaded.emit(key)
+
+    def play(self) -> None:
+        self.calls.append(("play",))
+        self._set("playing")
+
+    def pause(self) -> None:
+        self.calls.append(("pause",))
+        self._set("paused")
+
+    def toggle(self) -> None:
+        self.pause() if self._state == "playing" else self.play()
+
+    def stop(self) -> None:
+        self._set("stopped")
+
+    def seek(self, seconds: float) -> None:
+        self.calls.append(("seek", seconds))
+
+    def set_device(self, index) -> None:
+        self.calls.append(("set_device", index))
+
+    def close(self) -> None:
+        self.calls.append(("close",))
+
+    def _set(self, state: str) -> None:
+        self._state = state
+        self.state_changed.emit(state)
+
+
+def make_result(text: str = "Hello there.", mode: str = "clone", seeds=(7,),
+                seconds_each: float = 1.0, render_seconds: float = 0.5) -> RenderResult:
+    rate = 24000
+    takes = tuple(
+        TakeAudio(np.zeros(int(rate * seconds_each), dtype=np.float32), rate, seed)
+        for seed in seeds
+    )
+    return RenderResult(
+        request=RenderRequest(text=text, mode=mode, seeds=tuple(seeds)),
+        takes=takes,
+        seconds=render_seconds,
+        prompt_source="none",
+        device="cpu",
+        precision="fp32",
+        accel_requested="off",
+        accel_active="off",
+        fallback_reason=None,
+    )

@@ -1,0 +1,245 @@
+"""Main window: view switching, the wiring between views, controller and status bar,
+geometry and last view across restarts, and app.run's start-up sequence."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QSize, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QLabel, QListView, QWidget
+from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_result, make_settings
+
+from studio import app as app_module
+from studio.settings import Settings
+from studio.views.main_window import MainWindow, load_request
+from studio.worker.jobs import AccelState, LoadRequest, ModelInfo
+
+
+def make_window(qtbot, settings: Settings, controller=None, player=None, **kwargs) -> MainWindow:
+    window = MainWindow(settings, controller or FakeController(), player or FakePlayer(),
+                        audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY, **kwargs)
+    qtbot.addWidget(window)
+    return window
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return make_settings(tmp_path / "settings.ini")
+
+
+@pytest.fixture
+def controller() -> FakeController:
+    return FakeController()
+
+
+@pytest.fixture
+def player() -> FakePlayer:
+    return FakePlayer()
+
+
+@pytest.fixture
+def window(qtbot, settings, controller, player) -> MainWindow:
+    return make_window(qtbot, settings, controller, player)
+
+
+def _design_request(window: MainWindow) -> int:
+    window.designView.form.set_text("Hello there.")
+    window.designView.form.generateButton.click()
+    return window._controller.named("render")[-1][1]
+
+
+def test_stable_names_are_all_there(window):
+    for name in ("cloneView", "designView", "settingsView", "textEdit", "refPathEdit",
+                 "refTextEdit", "instructPreview", "generateButton", "cancelButton",
+                 "progressBar", "takesList", "accelCombo", "accelBadge", "statusMessage"):
+        assert window.findChild(QWidget, name) is not None, name
+
+
+def test_sidebar_and_shortcuts_switch_views(qtbot, window):
+    assert window.current_view() == "clone"
+    window.sidebar.setCurrentRow(1)
+    assert window.stack.currentWidget() is window.designView
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    window.sidebar.setFocus()
+    qtbot.keyClick(window.sidebar, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_view() == "settings"
+    window.show_view("clone")
+    assert window.stack.currentWidget() is window.cloneView
+
+
+def test_render_progress_and_finish_reach_the_right_view(qtbot, window, controller):
+    job = _design_request(window)
+    request = controller.named("render")[0][2]
+    assert request.mode == "design"
+    assert window.designView.form.is_busy() and not window.cloneView.form.is_busy()
+    controller.worker.progress.emit(job, 3, 16, 1, 1)
+    assert "step 3/16" in window.designView.form.progress_text()
+    assert "step" not in window.cloneView.form.progress_text()
+    controller.worker.progress.emit(job + 99, 9, 16, 1, 1)  # someone else's job: ignored
+    controller.worker.finished.emit(job, make_result("Hello there.", "design", seeds=(1, 2)))
+    assert not window.designView.form.is_busy()
+    assert window.findChild(QListView, "takesList").model().rowCount() == 2
+    assert "Rendered 2 takes" in window.statusBarWidget.messageLabel.text()
+
+
+def test_failure_goes_to_the_view_and_the_status_bar(window, controller):
+    job = _design_request(window)
+    controller.worker.failed.emit(job, "The model is not loaded yet; wait for it.")
+    assert window.designView.form.message_text() == "The model is not loaded yet; wait for it."
+    assert window.statusBarWidget.is_error()
+    assert "not loaded" in window.findChild(QLabel, "statusMessage").text()
+
+
+def test_cancel_cancels_that_views_jobs(window, controller):
+    job = _design_request(window)
+    window.designView.form.cancelButton.click()
+    assert controller.named("cancel") == [("cancel", job)]
+    controller.worker.cancelled.emit(job)
+    assert not window.designView.form.is_busy()
+    assert window.designView.form.message_text() == "Cancelled."
+
+
+def test_transcription_round_trip(window, controller, tmp_path):
+    clip = tmp_path / "voice.wav"
+    window.cloneView.transcribe_requested.emit(clip)
+    job = controller.named("transcribe")[0][1]
+    assert controller.named("transcribe")[0][2] == clip
+    controller.worker.transcribed.emit(job, "What the clip says.")
+    assert window.cloneView.reference.refTextEdit.toPlainText() == "What the clip says."
+
+
+def test_model_and_accel_signals_reach_the_status_bar(window, controller):
+    bar = window.statusBarWidget
+    controller.worker.model_loading.emit("Loading k2-fsa/OmniVoice …")
+    assert bar.model_state() == "loading"
+    controller.worker.model_loaded.emit(ModelInfo("k2-fsa/OmniVoice", "cpu", "bf16", 24000))
+    assert bar.modelLabel.text() == "Ready: k2-fsa/OmniVoice"
+    controller.worker.accel_changed.emit(
+        AccelState("flashinfer", "off", "flashinfer: package not installed"))
+    badge = window.findChild(QLabel, "accelBadge")
+    assert bar.badge_state() == "fell back" and "package not installed" in badge.text()
+    controller.worker.model_failed.emit("The model folder /nope does not exist.")
+    assert bar.model_state() == "failed" and bar.is_error()
+
+
+def test_settings_drive_the_controller(qtbot, window, controller, settings, player):
+    window.load_model()
+    assert controller.named("load_model")[-1][1] == load_request(settings)
+    view = window.settingsView
+    view.accelCombo.setCurrentIndex(view.accelCombo.findData("compile"))
+    assert controller.named("set_accel") == [("set_accel", "compile")]
+    assert window.statusBarWidget.badge_state() == "requested"
+    with qtbot.waitSignal(view.reload_requested, timeout=2000):
+        view.precisionCombo.setCurrentIndex(view.precisionCombo.findData("fp32"))
+    assert controller.named("load_model")[-1][1].precision == "fp32"
+    view.clearCacheButton.click()
+    assert controller.named("clear_cache")
+    view.outputCombo.setCurrentIndex(view.outputCombo.findData(3))
+    assert player.calls[-1] == ("set_device", 3)
+
+
+def test_model_override_wins_for_the_session(qtbot, settings, controller):
+    window = make_window(qtbot, settings, controller, model_override="/tmp/ckpt")
+    window.load_model()
+    request: LoadRequest = controller.named("load_model")[-1][1]
+    assert request.source == "/tmp/ckpt"
+    assert settings.value("model/source") == "k2-fsa/OmniVoice"  # not saved
+    assert window.settingsView.sourceEdit.isReadOnly()
+
+
+def test_geometry_and_last_view_survive_a_restart(qtbot, tmp_path):
+    path = tmp_path / "state.ini"
+    first = make_window(qtbot, make_settings(path))
+    first.show()
+    qtbot.waitExposed(first)
+    first.resize(1100, 700)
+    first.show_view("design")
+    first.designView.attributes.set_description("old man")
+    first.cloneView.form.set_text("Remember me.")
+    first.close()
+
+    second = make_window(qtbot, Settings(QSettings(str(path), QSettings.Format.IniFormat),
+                                         environ={}))
+    # restoreGeometry keeps a window on its screen: the offscreen screen is only
+    # 800 px wide, so the width comes back as much of 1100 as fits there.
+    assert second.height() == 700
+    screen = second.screen().availableGeometry().width()
+    assert second.width() == 1100 or screen - 4 <= second.width() <= screen
+    assert second.current_view() == "design" and second.sidebar.currentRow() == 1
+    assert second.designView.attributes.selection()["age"] == "elderly"
+    assert second.cloneView.form.text() == "Remember me."
+
+
+def test_first_start_uses_the_default_size(window):
+    assert window.size() == QSize(1280, 800)
+
+
+def test_run_shows_the_window_then_loads_and_shuts_down(qtbot, tmp_path, monkeypatch):
+    import studio.audio.player as player_module
+    import studio.views.main_window as window_module
+    import studio.worker.controller as controller_module
+
+    made: dict[str, object] = {}
+
+    class Controller(FakeController):
+        def load_model(self, request) -> None:
+            made["visible_at_load"] = made["window"].isVisible()
+            super().load_model(request)
+
+    def fake_controller():
+        made["controller"] = Controller()
+        return made["controller"]
+
+    def window_factory(*args, **kwargs):
+        kwargs.update(audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
+        made["window"] = MainWindow(*args, **kwargs)
+        return made["window"]
+
+    def fake_player():
+        made["player"] = FakePlayer()
+        return made["player"]
+
+    monkeypatch.setattr(controller_module, "WorkerController", fake_controller)
+    monkeypatch.setattr(player_module, "Player", fake_player)
+    monkeypatch.setattr(window_module, "MainWindow", window_factory)
+    monkeypatch.setattr(app_module, "Settings", lambda: make_settings(tmp_path / "run.ini"))
+    app = QApplication.instance()
+    handlers = list(logging.getLogger().handlers)
+    # Closing the last window would post another Quit, which would end the next
+    # test's event loops before they start.
+    quit_on_close = app.quitOnLastWindowClosed()
+    app.setQuitOnLastWindowClosed(False)
+    QTimer.singleShot(0, app.quit)
+    try:
+        assert app_module.run(["omnivoice-desktop", "--model", str(tmp_path / "ckpt")]) == 0
+    finally:
+        QCoreApplication.removePostedEvents(app, QEvent.Type.Quit)
+        app.setQuitOnLastWindowClosed(quit_on_close)
+        for handler in set(logging.getLogger().handlers) - set(handlers):
+            logging.getLogger().removeHandler(handler)
+            handler.close()
+        if "controller" in made:
+            app.aboutToQuit.disconnect(made["controller"].shutdown)
+        if "player" in made:
+            app.aboutToQuit.disconnect(made["player"].close)
+    window, controller = made["window"], made["controller"]
+    assert made["visible_at_load"]  # the window shows before the model loads
+    loads = controller.named("load_model")
+    assert len(loads) == 1 and loads[0][1].source == str(tmp_path / "ckpt")
+    assert controller.named("shutdown") == [("shutdown",)]
+    assert app.organizationName() == "OmniVoice"
+    assert made["player"].calls[-1] == ("close",)
+    assert app.applicationName() == "OmniVoice Desktop"
+    window.close()
+
+
+def test_parse_args_ignores_qt_options():
+    assert app_module.parse_args(["-style", "fusion", "--model", "/m"]).model == "/m"
+    assert app_module.parse_args([]).model is None
+    assert isinstance(app_module.app_icon(), object)
+    assert Path(app_module.__file__).name == "app.py"
