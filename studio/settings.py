@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from studio.engine.errors import UserError
-from studio.engine.prompt_cache import parse_switch
+from studio.switches import parse_switch
 
 ORGANIZATION = "OmniVoice"
 APPLICATION = "OmniVoice Desktop"

@@ -211,17 +211,17 @@ def test_bad_switch_is_one_sentence_before_the_model_loads(cli, tiny_checkpoint,
 
 
 def test_saved_voice_keys_without_a_library_creates_none():
-    from studio.cli import _saved_voice_keys
     from studio.library.db import DB_FILE
+    from studio.library.voices import saved_voice_cache_keys as _saved_voice_keys
 
     assert _saved_voice_keys() == set()
     assert not (Path(os.environ["OMNIVOICE_DESKTOP_DATA_DIR"]) / DB_FILE).exists()
 
 
 def test_saved_voice_keys_from_the_library(tmp_path):
-    from studio.cli import _saved_voice_keys
     from studio.engine.prompt import VoicePrompt
     from studio.library.voices import VoiceLibrary
+    from studio.library.voices import saved_voice_cache_keys as _saved_voice_keys
     from studio.paths import data_dir
 
     clip = tmp_path / "clip.wav"

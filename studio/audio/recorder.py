@@ -3,7 +3,7 @@
 The input callback runs on PortAudio's thread and only copies each block into a
 buffer allocated before the stream starts, then advances an integer count: no
 allocation, no locks, no Qt. The buffer holds at most :data:`MAX_SECONDS` (60 s, far
-more than a voice reference needs, whose useful length is 3-15 s); when it is full
+more than a voice reference needs, whose useful length is 3-10 s); when it is full
 the callback drops what follows, and the main-thread timer stops the stream and
 emits ``limit_reached`` with a sentence saying so. The same timer reads the last
 block from the buffer to emit ``level_changed`` for the meter.
@@ -56,7 +56,7 @@ def level_dbfs(block: np.ndarray) -> float:
 def limit_sentence(seconds: float) -> str:
     return (
         f"Recording stopped at the {seconds:g}-second limit; "
-        "a voice reference needs only 3 to 15 seconds."
+        "a voice reference needs only 3 to 10 seconds."
     )
 
 

@@ -20,8 +20,6 @@ from types import MappingProxyType
 
 import numpy as np
 import soundfile as sf
-import torch
-import torchaudio
 
 from studio.atomic import atomic_write
 from studio.engine.errors import UserError
@@ -115,6 +113,9 @@ def resample(wave: np.ndarray, sample_rate: int, target_sr: int) -> np.ndarray:
     wave = np.asarray(wave, dtype=np.float32)
     if sample_rate == target_sr:
         return wave
+    import torch  # here, not at import: the studio reads clips long before it needs torch
+    import torchaudio
+
     tensor = torch.from_numpy(np.ascontiguousarray(wave))
     out = torchaudio.functional.resample(
         tensor, orig_freq=int(sample_rate), new_freq=int(target_sr)

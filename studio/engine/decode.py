@@ -21,20 +21,13 @@ import torch
 import torch.nn.functional as F
 
 from studio.engine.model import OmniVoiceNet
+from studio.engine.options import DecodeOptions
 
 
 class Cancelled(Exception):
     """The caller's cancel event was set; the decode stopped between two steps."""
 
 
-@dataclass(frozen=True)
-class DecodeOptions:
-    num_step: int = 32
-    guidance_scale: float = 2.0
-    t_shift: float = 0.1
-    layer_penalty: float = 5.0
-    position_temperature: float = 5.0
-    class_temperature: float = 0.0
 
 
 @dataclass

@@ -12,7 +12,7 @@ import math
 import secrets
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -27,33 +27,30 @@ from studio.engine.checkpoint import (
     load_text_tokenizer,
     resolve_checkpoint,
 )
-from studio.engine.decode import DecodeItem, DecodeOptions, decode
+from studio.engine.decode import DecodeItem, decode
 from studio.engine.duration import DurationEstimator
 from studio.engine.errors import UserError
 from studio.engine.inputs import build_item
 from studio.engine.instruct import normalize_instruct, text_wants_chinese
 from studio.engine.languages import resolve_language
 from studio.engine.model import OmniVoiceNet
+from studio.engine.options import (
+    MAX_SECONDS,
+    MAX_TEXT_CHARS,
+    SPEED_RANGE,
+    DecodeOptions,
+    GenerationOptions,
+)
 from studio.engine.prompt import VoicePrompt
 from studio.engine.text import add_punctuation, chunk_text
 
 log = logging.getLogger(__name__)
 
-MAX_TEXT_CHARS = 20_000
 LONG_REFERENCE_S = 20.0
 
 Warn = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class GenerationOptions:
-    decode: DecodeOptions = field(default_factory=DecodeOptions)
-    denoise: bool = True
-    postprocess: bool = True
-    chunk_duration: float = 15.0  # seconds of audio per chunk in long-form mode
-    chunk_threshold: float = 30.0  # estimated seconds above which text is chunked
-    pad_duration: float = 0.1
-    fade_duration: float = 0.1
 
 
 @dataclass
@@ -145,8 +142,6 @@ def precision_name(dtype: torch.dtype) -> str:
     return {v: k for k, v in _PRECISIONS.items()}[dtype]
 
 
-MAX_SECONDS = 1800.0  # longest output one item may ask for (speed or duration)
-SPEED_RANGE = (0.25, 4.0)
 
 
 def check_options(options: GenerationOptions) -> None:
@@ -334,7 +329,7 @@ class Engine:
     def synthesize(
         self,
         items: Sequence[SynthesisItem],
-        options: GenerationOptions = GenerationOptions(),
+        options: GenerationOptions | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
         warn: Warn | None = None,
@@ -342,6 +337,7 @@ class Engine:
         """Render a batch of items in as few network passes as the reference would."""
         if not items:
             return []
+        options = options if options is not None else GenerationOptions()
         check_options(options)
         jobs = [self._prepare(item, warn) for item in items]
         threshold = int(options.chunk_threshold * self.info.frame_rate)
@@ -453,6 +449,7 @@ class _PassCounter:
 
 
 __all__ = [
+    "DecodeOptions",
     "Engine",
     "GenerationOptions",
     "Progress",

@@ -46,6 +46,7 @@ import torch
 from studio.atomic import atomic_write
 from studio.engine.errors import UserError
 from studio.engine.prompt import FORMAT_VERSION, VoicePrompt
+from studio.switches import parse_switch
 
 log = logging.getLogger(__name__)
 
@@ -60,21 +61,11 @@ STALE_TEMP_S = 3600.0  # a temp file this old belongs to a writer that died
 _KEY = re.compile(r"[0-9a-f]{64}")
 _SUFFIX = ".pt"
 _TEMP = re.compile(r"\.[0-9a-f]{64}\.pt\.[0-9a-f]+\.tmp")  # atomic_write's temp names
-_SWITCH_VALUES = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
 
 
 # ---------------------------------------------------------------------------
 # The on/off switch (shared with the settings module)
 # ---------------------------------------------------------------------------
-
-
-def parse_switch(text: str, name: str) -> bool:
-    """``0/1/false/true/off/on`` (any case, surrounding spaces ignored) as a bool;
-    anything else is one UserError sentence naming ``name``."""
-    parsed = _SWITCH_VALUES.get(text.strip().lower())
-    if parsed is None:
-        raise UserError(f"{name} must be 1/on/true or 0/off/false; got {text!r}.")
-    return parsed
 
 
 def disk_cache_enabled(env: Mapping[str, str] | None = None) -> bool:

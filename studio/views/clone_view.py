@@ -59,7 +59,7 @@ class CloneView(QWidget):
 
         title = heading_label("Clone a voice", size_delta=5)
         subtitle = hint_label(
-            "Give a short, clean clip of the voice (3-15 seconds) and the text it should say.")
+            "Give a short, clean clip of the voice (3-10 seconds) and the text it should say.")
 
         content = QWidget()
         content.setObjectName("cloneContent")

@@ -34,8 +34,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.engine.decode import DecodeOptions
-from studio.engine.engine import MAX_SECONDS, MAX_TEXT_CHARS, SPEED_RANGE, GenerationOptions
+from studio.engine.options import (
+    MAX_SECONDS,
+    MAX_TEXT_CHARS,
+    SPEED_RANGE,
+    DecodeOptions,
+    GenerationOptions,
+)
 from studio.engine.text import NONVERBAL_TAGS
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, hint_label

@@ -88,9 +88,9 @@ class MainWindow(QMainWindow):
         self.cloneView = CloneView(player, recorder=recorder, audio_status=audio_status)
         self.designView = DesignView(player, recorder=recorder, audio_status=audio_status)
         session = {"model/source": ("--model", model_override)} if model_override else None
-        extra = {"probe": accel_probe} if accel_probe is not None else {}
+        self._accel_probe = accel_probe
         self.settingsView = SettingsView(settings, audio_status=audio_status,
-                                         session_overrides=session, **extra)
+                                         session_overrides=session, probe=accel_probe)
         self.takesPanel = TakesPanel(player, audio_status=audio_status)
         self.statusBarWidget = StatusBar()
         self.setStatusBar(self.statusBarWidget)
@@ -237,12 +237,21 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _model_loaded(self, info: ModelInfo) -> None:
+        self._probe_accel()
         self.statusBarWidget.set_model_loaded(info)
         self.statusBarWidget.show_message(f"Model ready on {info.device} ({info.precision}).")
 
     @Slot(str)
     def _model_failed(self, reason: str) -> None:
+        self._probe_accel()
         self.statusBarWidget.set_model_failed(reason)
+
+    def _probe_accel(self) -> None:
+        """After a load attempt torch is imported (by the worker), so probing is instant."""
+        if self._accel_probe is None:
+            from studio.engine import accel_probe
+
+            self.settingsView.set_availability(accel_probe.probe())
 
     @Slot(object)
     def _accel_changed(self, state: AccelState) -> None:

@@ -36,7 +36,7 @@ from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.level_meter import LevelMeter
 from studio.views.widgets.waveform import WaveformView
 
-AUDIO_FILTER = "Audio files (*.wav *.flac *.ogg *.mp3 *.m4a *.aiff *.aif);;All files (*)"
+AUDIO_FILTER = "Audio files (*.wav *.flac *.ogg *.mp3 *.aiff *.aif);;All files (*)"
 RECORD_RATE = 24000  # the model's own rate: no resampling on the way in
 AUTO_TRANSCRIPT_NOTE = "Leave empty to transcribe automatically when you generate."
 EMPTY_RECORDING = "The recording is empty; check that the microphone is connected and try again."
@@ -150,7 +150,7 @@ class ReferencePanel(QWidget):
         self.browseButton = QPushButton("Browse…")
         self.browseButton.setObjectName("browseButton")
         self.browseButton.setAccessibleName("Browse for a reference clip")
-        self.browseButton.setToolTip("Choose an audio file of the voice to clone (3-15 s is best)")
+        self.browseButton.setToolTip("Choose an audio file of the voice to clone (3-10 s is best)")
         self.browseButton.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon))
         self.recordButton = QPushButton("Record")
         self._record_icon = record_icon()
@@ -475,7 +475,7 @@ class ReferencePanel(QWidget):
         self.recordButton.setToolTip(
             self._record_reason if not self._can_record else
             "Stop recording and use the recording" if recording else
-            "Record the voice from the microphone (3-15 s of clear speech is best)")
+            "Record the voice from the microphone (3-10 s of clear speech is best)")
         self.browseButton.setEnabled(not recording)
         self.refPathEdit.setEnabled(not recording)
         has_clip = self._reference is not None

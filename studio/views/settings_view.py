@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.engine import accel_probe
 from studio.engine.accel_probe import ACCEL_LABELS
 from studio.engine.errors import UserError
 from studio.settings import ACCEL_MODES, BY_KEY, Settings
@@ -100,7 +99,7 @@ class SettingsView(QWidget):
     clear_cache_requested = Signal()
     download_finished = Signal(str)  # local path
 
-    def __init__(self, settings: Settings, *, probe: Callable[[], dict] = accel_probe.probe,
+    def __init__(self, settings: Settings, *, probe: Callable[[], dict] | None = None,
                  audio_status=None, downloader: Callable[[str], Path] = default_downloader,
                  confirm: Callable[[QWidget, str], bool] = confirm_license,
                  session_overrides: Mapping[str, tuple[str, object]] | None = None,
@@ -125,7 +124,12 @@ class SettingsView(QWidget):
         self._reload_timer.setSingleShot(True)
         self._reload_timer.setInterval(RELOAD_DELAY_MS)
         self._reload_timer.timeout.connect(self.reload_requested)
-        self._availability = probe()
+        # Probing CUDA imports torch (seconds): without a probe the view starts with
+        # "checking" and the window fills it in once the worker has loaded torch.
+        self._availability = probe() if probe is not None else {
+            mode: (mode == "off", None if mode == "off" else f"{mode}: still checking this machine")
+            for mode in ACCEL_MODES
+        }
         if audio_status is None:
             from studio.audio.backend import audio_status as audio_probe
 
@@ -308,6 +312,15 @@ class SettingsView(QWidget):
                   control=self.accelCombo)
         return box
 
+    def set_availability(self, availability: dict) -> None:
+        """Show which acceleration modes this machine can run (from accel_probe.probe)."""
+        self._availability = dict(availability)
+        blocked = self.accelCombo.blockSignals(True)
+        self.accelCombo.clear()
+        self._fill_accel()
+        self.accelCombo.blockSignals(blocked)
+        self.refresh()
+
     def _fill_accel(self) -> None:
         unavailable = []
         for mode in ACCEL_MODES:
@@ -412,7 +425,7 @@ class SettingsView(QWidget):
         self.dataEdit.setObjectName("dataFolderEdit")
         self.dataEdit.setReadOnly(True)
         self.dataEdit.setAccessibleName("Data folder")
-        self.dataEdit.setToolTip("Takes, saved voices, the prompt cache and the log live here "
+        self.dataEdit.setToolTip("Saved voices, recordings, the prompt cache and the log live here "
                                  "(OMNIVOICE_DESKTOP_DATA_DIR moves it)")
         self.openDataButton = QPushButton("Open")
         self.openDataButton.setObjectName("openDataButton")

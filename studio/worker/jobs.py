@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.engine.engine import GenerationOptions
+from studio.engine.options import GenerationOptions
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from studio.engine.decode import Cancelled
-from studio.engine.engine import Engine, SynthesisItem, precision_name
 from studio.engine.errors import UserError
 from studio.worker.jobs import (
     AccelState,
@@ -52,11 +50,11 @@ class InferenceWorker(QObject):
     accel_changed = Signal(object)  # AccelState
     cache_cleared = Signal(int)  # entries removed
 
-    def __init__(self, load_engine=Engine.load, data_dir: Path | None = None):
+    def __init__(self, load_engine=None, data_dir: Path | None = None):
         super().__init__()
-        self._load_engine = load_engine
+        self._load_engine = load_engine  # None: Engine.load, imported on this thread
         self._data_dir = data_dir
-        self.engine: Engine | None = None
+        self.engine = None  # studio.engine.engine.Engine, once loaded
         self.prompts = None  # PromptSource, made with the engine
         self.accel = AccelState("off", "off", None)
         self._request: LoadRequest | None = None
@@ -72,7 +70,12 @@ class InferenceWorker(QObject):
 
         self.model_loading.emit(f"Loading {request.source} …")
         try:
-            engine = self._load_engine(request.source, device=request.device, precision=request.precision)
+            # torch and transformers are first imported here, on the worker thread,
+            # so the window is up and responsive while they load.
+            from studio.engine.engine import Engine, precision_name
+
+            load = self._load_engine or Engine.load
+            engine = load(request.source, device=request.device, precision=request.precision)
         except UserError as exc:
             self.model_failed.emit(str(exc))
             return
@@ -106,6 +109,9 @@ class InferenceWorker(QObject):
 
     @Slot(int, object, object)
     def render(self, job: int, request: RenderRequest, cancel: threading.Event) -> None:
+        from studio.engine.decode import Cancelled
+        from studio.engine.engine import SynthesisItem, precision_name
+
         if cancel.is_set():
             self.cancelled.emit(job)
             return

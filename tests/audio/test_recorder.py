@@ -104,7 +104,7 @@ def test_the_buffer_is_bounded_and_the_limit_is_said(manual, make_recorder, qtbo
             stream.feed(block)
     assert limit.args == [limit_sentence(0.1)]
     assert limit.args[0] == (
-        "Recording stopped at the 0.1-second limit; a voice reference needs only 3 to 15 seconds."
+        "Recording stopped at the 0.1-second limit; a voice reference needs only 3 to 10 seconds."
     )
     assert not recorder.is_recording() and stream.closed
     audio, rate = recorder.stop()  # what was kept before the limit
