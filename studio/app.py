@@ -73,16 +73,21 @@ def run(argv: list[str]) -> int:
     args = parse_args(list(argv[1:]))
     _log_to_file()
 
+    window = build_studio(app, Settings(), model=args.model)
+    window.show()
+    window.load_model()  # queued to the worker thread; the window is already up
+    return app.exec()
+
+
+def build_studio(app: QApplication, settings: Settings, model: str | None = None):
+    """The main window with its worker controller and player, wired so that
+    quitting the application stops the worker thread and closes audio streams."""
     from studio.audio.player import Player
     from studio.views.main_window import MainWindow
     from studio.worker.controller import WorkerController
 
-    settings = Settings()
     controller = WorkerController()
     player = Player()
     app.aboutToQuit.connect(controller.shutdown)
     app.aboutToQuit.connect(player.close)
-    window = MainWindow(settings, controller, player, model_override=args.model)
-    window.show()
-    window.load_model()  # queued to the worker thread; the window is already up
-    return app.exec()
+    return MainWindow(settings, controller, player, model_override=model)

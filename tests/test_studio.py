@@ -9,7 +9,6 @@ import soundfile as sf
 from PySide6.QtCore import QSettings, Qt
 
 from studio.settings import Settings
-from studio.worker.controller import WorkerController
 
 
 @pytest.fixture
@@ -23,23 +22,24 @@ def settings(tmp_path, tiny_checkpoint):
 
 
 @pytest.fixture
-def studio(qtbot, settings, monkeypatch, tmp_path):
-    from studio.audio.player import Player
-    from studio.views.main_window import MainWindow
+def studio(qtbot, qapp, settings, monkeypatch, tmp_path):
+    from studio.app import build_studio
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    controller = WorkerController()
-    player = Player()
-    window = MainWindow(settings, controller, player)
+    window = build_studio(qapp, settings)
+    controller, player = window._controller, window._player
     qtbot.addWidget(window)
     window.show()
     with qtbot.waitSignal(controller.worker.model_loaded, timeout=60_000):
         window.load_model()
     yield window, controller, player
-    player.close()
-    assert controller.shutdown()
-    assert not controller.thread.isRunning()
+    # Closing the studio the way the app does: the window closes, the app quits.
+    window.close()
+    qapp.aboutToQuit.emit()
+    assert not controller.thread.isRunning(), "a QThread was left running after quit"
+    qapp.aboutToQuit.disconnect(controller.shutdown)
+    qapp.aboutToQuit.disconnect(player.close)
 
 
 def _design_render(qtbot, window, text, steps_preset="Draft"):
