@@ -13,8 +13,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 
 from studio.views.generate_form import GenerateForm
+from studio.views.job_slots import JobSlots
 from studio.views.reference_panel import ReferencePanel
 from studio.views.widgets.labels import heading_label, hint_label
+from studio.views.widgets.page import ContentLayout, rule
 from studio.worker.jobs import RenderRequest
 
 STATE_PREFIX = "clone"
@@ -22,26 +24,7 @@ NO_REFERENCE = "Choose a reference clip to clone, or use the Design view."
 NO_TEXT = "Type the text the voice should say."
 
 
-class _ContentLayout(QVBoxLayout):
-    """A column that tells its scroll area it has no height-for-width.
-
-    Wrapped hint labels make a layout height-for-width, and QScrollArea then sizes
-    the page to its *preferred* height, scrolling at any window size. Without it the
-    page fills the viewport and scrolls only below its minimum height.
-    """
-
-    def hasHeightForWidth(self) -> bool:
-        return False
-
-
-def _rule() -> QFrame:
-    line = QFrame()
-    line.setFrameShape(QFrame.Shape.HLine)
-    line.setFrameShadow(QFrame.Shadow.Sunken)
-    return line
-
-
-class CloneView(QWidget):
+class CloneView(JobSlots, QWidget):
     render_requested = Signal(object)  # RenderRequest
     cancel_requested = Signal()
     transcribe_requested = Signal(object)  # Path
@@ -63,7 +46,7 @@ class CloneView(QWidget):
 
         content = QWidget()
         content.setObjectName("cloneContent")
-        layout = _ContentLayout(content)
+        layout = ContentLayout(content)
         layout.setContentsMargins(24, 18, 24, 18)
         layout.setSpacing(6)
         layout.addWidget(title)
@@ -71,7 +54,7 @@ class CloneView(QWidget):
         layout.addSpacing(12)
         layout.addWidget(self.reference)
         layout.addSpacing(10)
-        layout.addWidget(_rule())
+        layout.addWidget(rule())
         layout.addSpacing(10)
         layout.addWidget(self.form, 1)
 
@@ -117,41 +100,9 @@ class CloneView(QWidget):
         if request is not None:
             self.render_requested.emit(request)
 
-    def _transcribe(self, path: Path) -> None:
-        self.reference.set_transcribing(True)
-        self.transcribe_requested.emit(path)
-
     def _reference_changed(self, path: Path | None) -> None:
         if path is not None and self.form.message_text() == NO_REFERENCE:
             self.form.clear_message()
-
-    # ------------------------------------------------------------------ slots for the main window
-    def set_busy(self, busy: bool) -> None:
-        self.form.set_busy(busy)
-
-    def on_progress(self, step: int, steps: int, chunk: int, chunks: int) -> None:
-        self.form.set_progress(step, steps, chunk, chunks)
-
-    def on_finished(self) -> None:
-        self.form.set_busy(False)
-        self.form.finish_progress()
-
-    def on_cancelled(self) -> None:
-        self.form.set_busy(False)
-        self.form.reset_progress()
-        self.form.show_message("Cancelled.", error=False)
-
-    def on_failed(self, sentence: str) -> None:
-        self.form.set_busy(False)
-        self.form.reset_progress()
-        self.form.show_message(sentence)
-
-    def set_transcript(self, text: str) -> None:
-        self.reference.set_transcript(text)
-
-    def on_transcribe_failed(self, sentence: str) -> None:
-        self.reference.set_transcribing(False)
-        self.reference.show_message(sentence)
 
     # ------------------------------------------------------------------ persistence
     def save_state(self, settings) -> None:

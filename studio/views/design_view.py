@@ -15,9 +15,11 @@ from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 from studio.engine.errors import UserError
 from studio.views.design_attributes import DesignAttributes
 from studio.views.generate_form import GenerateForm
+from studio.views.job_slots import JobSlots
 from studio.views.reference_panel import ReferencePanel
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import heading_label, hint_label
+from studio.views.widgets.page import ContentLayout, rule
 from studio.worker.jobs import RenderRequest
 
 STATE_PREFIX = "design"
@@ -28,22 +30,7 @@ REFERENCE_NOTE = (
 )
 
 
-class _ContentLayout(QVBoxLayout):
-    """A column without height-for-width, so the scroll area fills the viewport
-    (wrapped hint labels would otherwise pin the page to its preferred height)."""
-
-    def hasHeightForWidth(self) -> bool:
-        return False
-
-
-def _rule() -> QFrame:
-    line = QFrame()
-    line.setFrameShape(QFrame.Shape.HLine)
-    line.setFrameShadow(QFrame.Shadow.Sunken)
-    return line
-
-
-class DesignView(QWidget):
+class DesignView(JobSlots, QWidget):
     render_requested = Signal(object)  # RenderRequest
     cancel_requested = Signal()
     transcribe_requested = Signal(object)  # Path
@@ -79,7 +66,7 @@ class DesignView(QWidget):
 
         content = QWidget()
         content.setObjectName("designContent")
-        layout = _ContentLayout(content)
+        layout = ContentLayout(content)
         layout.setContentsMargins(24, 18, 24, 18)
         layout.setSpacing(6)
         layout.addWidget(title)
@@ -90,7 +77,7 @@ class DesignView(QWidget):
         layout.addWidget(self.referenceSection)
         layout.addWidget(self.note)
         layout.addSpacing(10)
-        layout.addWidget(_rule())
+        layout.addWidget(rule())
         layout.addSpacing(10)
         layout.addWidget(self.form, 1)
 
@@ -138,41 +125,9 @@ class DesignView(QWidget):
         if request is not None:
             self.render_requested.emit(request)
 
-    def _transcribe(self, path: Path) -> None:
-        self.reference.set_transcribing(True)
-        self.transcribe_requested.emit(path)
-
     def _reference_changed(self, path: Path | None) -> None:
         if path is not None:
             self.referenceSection.set_expanded(True)
-
-    # ------------------------------------------------------------------ slots for the main window
-    def set_busy(self, busy: bool) -> None:
-        self.form.set_busy(busy)
-
-    def on_progress(self, step: int, steps: int, chunk: int, chunks: int) -> None:
-        self.form.set_progress(step, steps, chunk, chunks)
-
-    def on_finished(self) -> None:
-        self.form.set_busy(False)
-        self.form.finish_progress()
-
-    def on_cancelled(self) -> None:
-        self.form.set_busy(False)
-        self.form.reset_progress()
-        self.form.show_message("Cancelled.", error=False)
-
-    def on_failed(self, sentence: str) -> None:
-        self.form.set_busy(False)
-        self.form.reset_progress()
-        self.form.show_message(sentence)
-
-    def set_transcript(self, text: str) -> None:
-        self.reference.set_transcript(text)
-
-    def on_transcribe_failed(self, sentence: str) -> None:
-        self.reference.set_transcribing(False)
-        self.reference.show_message(sentence)
 
     # ------------------------------------------------------------------ persistence
     def save_state(self, settings) -> None:

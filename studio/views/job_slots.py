@@ -1,0 +1,42 @@
+"""The slots the main window calls on a view that renders (Clone and Design alike).
+
+A view that mixes this in has ``form`` (a GenerateForm), ``reference`` (a
+ReferencePanel) and a ``transcribe_requested`` signal.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class JobSlots:
+    def set_busy(self, busy: bool) -> None:
+        self.form.set_busy(busy)
+
+    def on_progress(self, step: int, steps: int, chunk: int, chunks: int) -> None:
+        self.form.set_progress(step, steps, chunk, chunks)
+
+    def on_finished(self) -> None:
+        self.form.set_busy(False)
+        self.form.finish_progress()
+
+    def on_cancelled(self) -> None:
+        self.form.set_busy(False)
+        self.form.reset_progress()
+        self.form.show_message("Cancelled.", error=False)
+
+    def on_failed(self, sentence: str) -> None:
+        self.form.set_busy(False)
+        self.form.reset_progress()
+        self.form.show_message(sentence)
+
+    def set_transcript(self, text: str) -> None:
+        self.reference.set_transcript(text)
+
+    def on_transcribe_failed(self, sentence: str) -> None:
+        self.reference.set_transcribing(False)
+        self.reference.show_message(sentence)
+
+    def _transcribe(self, path: Path) -> None:
+        self.reference.set_transcribing(True)
+        self.transcribe_requested.emit(path)
