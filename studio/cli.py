@@ -67,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--no-postprocess", action="store_true", help="do not trim silence from the output")
     synth.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
     synth.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"))
+    synth.add_argument("--decode", default="padded", choices=("padded", "packed"),
+                       help="padded: the reference-equal layout (default); packed: one row, no padding")
     synth.add_argument("--accel", default="off", choices=ACCEL_CHOICES, help="acceleration path")
     synth.add_argument("--out", type=Path, required=True, help="output audio file (.wav, .flac or .ogg)")
     synth.add_argument("--tokens-out", type=Path, help="also save the audio tokens (torch.save)")
@@ -179,6 +181,7 @@ def _options(args):
         ),
         denoise=not args.no_denoise,
         postprocess=not args.no_postprocess,
+        decode_mode=args.decode,
     )
 
 
@@ -268,6 +271,7 @@ def _render(args, options, item) -> dict:
         "device": str(engine.device),
         "precision": precision_name(engine.dtype),
         "steps": args.steps,
+        "decode": args.decode,
         "seed": result.seed,
         "accel_requested": args.accel,
         "accel_active": "off",

@@ -28,7 +28,7 @@ from studio.cli import main
 REPO = Path(__file__).resolve().parents[1]
 FAST = ["--device", "cpu", "--precision", "fp32", "--steps", "4"]
 JSON_KEYS = {
-    "seconds", "audio_seconds", "rtf", "device", "precision", "steps", "accel_requested",
+    "seconds", "audio_seconds", "rtf", "device", "precision", "steps", "decode", "accel_requested",
     "accel_active", "fallback_reason", "prompt_source", "seed", "encodes", "transcriptions",
 }
 PROMPT_SOURCES = {"encoded", "memory", "disk", "file", "none"}

@@ -83,7 +83,7 @@ def _keep_top_tenth(log_probs: torch.Tensor) -> torch.Tensor:
 
 def predict(
     cond: torch.Tensor,
-    uncond: torch.Tensor,
+    uncond: torch.Tensor | None,
     options: DecodeOptions,
     mask_id: int,
     gen: torch.Generator | None,
@@ -102,6 +102,36 @@ def predict(
     else:
         ids = log_probs.argmax(dim=-1)
     return ids, log_probs.max(dim=-1)[0]
+
+
+def commit(
+    current: torch.Tensor,
+    cond: torch.Tensor,
+    uncond: torch.Tensor | None,
+    k: int,
+    options: DecodeOptions,
+    mask_id: int,
+    layer_penalty: torch.Tensor,
+    gen: torch.Generator | None,
+) -> None:
+    """One item's update for one step, shared by every decode path.
+
+    ``cond`` and ``uncond`` are (1, C, T, V) float32 logits over the item's
+    target; the k most confident still-masked positions of ``current`` (C, T)
+    are filled in place. ``uncond`` may be None only when guidance is 0.
+    """
+    pred, score = predict(cond, uncond, options, mask_id, gen)
+    score = score - layer_penalty
+    if options.position_temperature > 0.0:
+        score = _gumbel(score, options.position_temperature, gen)
+    score.masked_fill_((current != mask_id).unsqueeze(0), float("-inf"))
+    chosen = torch.topk(score.flatten(), k).indices
+    current.view(-1)[chosen] = pred.flatten()[chosen]
+
+
+def layer_penalties(codebooks: int, options: DecodeOptions, device) -> torch.Tensor:
+    """The (1, C, 1) score penalty that makes later codebooks commit later."""
+    return torch.arange(codebooks, device=device).view(1, -1, 1) * options.layer_penalty
 
 
 def _padded_batch(items: Sequence[DecodeItem], codebooks: int, pad_id: int, device):
@@ -156,9 +186,7 @@ def decode(
         unmask_schedule(item.target_len, spec.codebooks, options.num_step, options.t_shift)
         for item in items
     ]
-    layer_penalty = (
-        torch.arange(spec.codebooks, device=device).view(1, -1, 1) * options.layer_penalty
-    )
+    layer_penalty = layer_penalties(spec.codebooks, options, device)
 
     for step in range(options.num_step):
         if cancel is not None and cancel.is_set():
@@ -169,20 +197,17 @@ def decode(
             if k <= 0:
                 continue
             end, span = lengths[i], item.target_len
-            pred, score = predict(
+            current = targets[i]
+            commit(
+                current,
                 logits[i : i + 1, :, end - span : end],
                 logits[count + i : count + i + 1, :, :span],
+                k,
                 options,
                 spec.mask_id,
+                layer_penalty,
                 item.generator,
             )
-            score = score - layer_penalty
-            if options.position_temperature > 0.0:
-                score = _gumbel(score, options.position_temperature, item.generator)
-            current = targets[i]
-            score.masked_fill_((current != spec.mask_id).unsqueeze(0), float("-inf"))
-            chosen = torch.topk(score.flatten(), k).indices
-            current.view(-1)[chosen] = pred.flatten()[chosen]
             ids[i, :, end - span : end] = current
             ids[count + i, :, :span] = current
         if on_step is not None:

@@ -35,12 +35,14 @@ from studio.engine.instruct import normalize_instruct, text_wants_chinese
 from studio.engine.languages import resolve_language
 from studio.engine.model import OmniVoiceNet
 from studio.engine.options import (
+    DECODE_MODES,
     MAX_SECONDS,
     MAX_TEXT_CHARS,
     SPEED_RANGE,
     DecodeOptions,
     GenerationOptions,
 )
+from studio.engine.packed import decode_packed
 from studio.engine.prompt import VoicePrompt
 from studio.engine.text import add_punctuation, chunk_text
 
@@ -146,6 +148,10 @@ def precision_name(dtype: torch.dtype) -> str:
 
 def check_options(options: GenerationOptions) -> None:
     """Refuse settings that would only fail deep inside the decode loop."""
+    if options.decode_mode not in DECODE_MODES:
+        raise UserError(
+            f"Unknown decode mode {options.decode_mode!r}; use {' or '.join(DECODE_MODES)}."
+        )
     d = options.decode
     if d.num_step < 1:
         raise UserError("The number of steps must be at least 1.")
@@ -401,7 +407,8 @@ class Engine:
 
     def _run(self, batch, options, counter, cancel) -> list[torch.Tensor]:
         counter.next_pass()
-        tokens = decode(self.net, batch, options.decode, counter.on_step, cancel)
+        run = decode_packed if options.decode_mode == "packed" else decode
+        tokens = run(self.net, batch, options.decode, counter.on_step, cancel)
         return [t.to("cpu") for t in tokens]
 
     def _finish(self, chunks: list[torch.Tensor], job: _Job, options: GenerationOptions) -> Rendering:

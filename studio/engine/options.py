@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 MAX_TEXT_CHARS = 20_000
 MAX_SECONDS = 1800.0  # longest output one item may ask for (speed or duration)
 SPEED_RANGE = (0.25, 4.0)
+DECODE_MODES = ("padded", "packed")
 
 
 @dataclass(frozen=True)
@@ -29,3 +30,6 @@ class GenerationOptions:
     chunk_threshold: float = 30.0  # estimated seconds above which text is chunked
     pad_duration: float = 0.1
     fade_duration: float = 0.1
+    # "padded": the reference-equal batch layout; "packed": every document in one
+    # row with per-document attention (studio.engine.packed), no padding compute.
+    decode_mode: str = "padded"
