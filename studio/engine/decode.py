@@ -134,6 +134,20 @@ def layer_penalties(codebooks: int, options: DecodeOptions, device) -> torch.Ten
     return torch.arange(codebooks, device=device).view(1, -1, 1) * options.layer_penalty
 
 
+def start_state(items: Sequence[DecodeItem], spec, options: DecodeOptions, device):
+    """Fully masked targets, the per-item unmask schedules and the layer penalty:
+    the state every decode path starts from."""
+    targets = [
+        torch.full((spec.codebooks, item.target_len), spec.mask_id, dtype=torch.long, device=device)
+        for item in items
+    ]
+    schedules = [
+        unmask_schedule(item.target_len, spec.codebooks, options.num_step, options.t_shift)
+        for item in items
+    ]
+    return targets, schedules, layer_penalties(spec.codebooks, options, device)
+
+
 def _padded_batch(items: Sequence[DecodeItem], codebooks: int, pad_id: int, device):
     """Conditional rows 0..B-1, unconditional rows B..2B-1, right-padded.
 
@@ -178,15 +192,7 @@ def decode(
     count = len(items)
     ids, audio_mask, attn = _padded_batch(items, spec.codebooks, spec.mask_id, device)
     lengths = [item.cond_ids.shape[1] for item in items]
-    targets = [
-        torch.full((spec.codebooks, item.target_len), spec.mask_id, dtype=torch.long, device=device)
-        for item in items
-    ]
-    schedules = [
-        unmask_schedule(item.target_len, spec.codebooks, options.num_step, options.t_shift)
-        for item in items
-    ]
-    layer_penalty = layer_penalties(spec.codebooks, options, device)
+    targets, schedules, layer_penalty = start_state(items, spec, options, device)
 
     for step in range(options.num_step):
         if cancel is not None and cancel.is_set():

@@ -31,8 +31,7 @@ from studio.engine.decode import (
     DecodeItem,
     StepCallback,
     commit,
-    layer_penalties,
-    unmask_schedule,
+    start_state,
 )
 from studio.engine.model import OmniVoiceNet
 from studio.engine.options import DecodeOptions
@@ -165,15 +164,7 @@ def decode_packed(
     # With guidance 0 the unconditional logits are never read, so they are not computed.
     guided = options.guidance_scale != 0
     batch = pack(items, spec.codebooks, device, with_uncond=guided)
-    targets = [
-        torch.full((spec.codebooks, item.target_len), spec.mask_id, dtype=torch.long, device=device)
-        for item in items
-    ]
-    schedules = [
-        unmask_schedule(item.target_len, spec.codebooks, options.num_step, options.t_shift)
-        for item in items
-    ]
-    layer_penalty = layer_penalties(spec.codebooks, options, device)
+    targets, schedules, layer_penalty = start_state(items, spec, options, device)
     # Row offsets of every target inside the (M, C, V) head output.
     offsets, row = [], 0
     for item in items:
