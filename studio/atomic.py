@@ -42,3 +42,14 @@ def atomic_write(path: str | os.PathLike) -> Iterator[BinaryIO]:
     finally:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
+
+
+def fsync_dir(path: str | os.PathLike) -> None:
+    """Make a rename inside ``path`` durable (POSIX; Windows has no directory handles)."""
+    if os.name != "posix":
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

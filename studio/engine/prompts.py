@@ -144,6 +144,12 @@ class PromptSource:
             raise UserError("Auto-transcription is not set up; type the transcript of the clip.")
         return self._transcribe(wave, rate)
 
+    def transcribe_audio(self, wave: np.ndarray, sample_rate: int) -> str:
+        """The ASR transcript of a waveform (the takes' ASR check); no cache."""
+        if self.transcriber_factory is None:
+            raise UserError("Auto-transcription is not set up; pick a transcription model in Settings.")
+        return self._transcribe(wave, sample_rate)
+
     def _transcribe(self, wave: np.ndarray, sample_rate: int) -> str:
         if self._transcriber is None:
             self._transcriber = self.transcriber_factory()

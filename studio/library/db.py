@@ -42,8 +42,32 @@ CREATE TABLE voices (
 CREATE INDEX voices_by_created ON voices (created);
 """
 
+_V2_TAKES = """
+CREATE TABLE takes (
+    id TEXT PRIMARY KEY NOT NULL,  -- uuid4 hex, also the audio file's name: takes/<id>.flac
+    created TEXT NOT NULL,  -- ISO 8601, UTC, microseconds
+    name TEXT NOT NULL DEFAULT '',
+    notes TEXT NOT NULL DEFAULT '',
+    starred INTEGER NOT NULL DEFAULT 0,
+    deleted INTEGER NOT NULL DEFAULT 0,  -- soft delete: restorable until purged
+    batch TEXT NOT NULL,  -- shared by the takes of one render
+    voice_key TEXT NOT NULL,  -- the voice filter: a voice id, 'ref:<sha256>' or 'design'
+    voice_label TEXT NOT NULL,
+    search_key TEXT NOT NULL,  -- text, name and notes folded for case-insensitive search
+    settings TEXT NOT NULL,  -- JSON: how to render it again (TakeSettings)
+    run TEXT NOT NULL,  -- JSON: how it was made (TakeRun)
+    sample_rate INTEGER NOT NULL,
+    frames INTEGER NOT NULL,
+    loudness_lufs REAL,
+    suspects TEXT NOT NULL DEFAULT '[]',  -- a JSON array of badge codes
+    asr_cer REAL
+);
+CREATE INDEX takes_by_created ON takes (created);
+CREATE INDEX takes_by_voice ON takes (voice_key);
+"""
+
 # Version n + 1 is MIGRATIONS[n]. Append; never edit or reorder.
-MIGRATIONS: tuple[str, ...] = (_V1_VOICES,)
+MIGRATIONS: tuple[str, ...] = (_V1_VOICES, _V2_TAKES)
 
 
 def split_statements(script: str) -> list[str]:

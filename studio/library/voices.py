@@ -28,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
 
+from studio.atomic import fsync_dir
 from studio.engine.errors import UserError
 from studio.engine.prompt import VoicePrompt
 from studio.library import fields
@@ -95,17 +96,6 @@ def _write_file(path: Path, data: bytes) -> None:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
-
-
-def _fsync_dir(path: Path) -> None:
-    """Make a rename inside ``path`` durable (POSIX; Windows has no directory handles)."""
-    if os.name != "posix":
-        return
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class VoiceLibrary:
@@ -307,7 +297,7 @@ class VoiceLibrary:
             prompt.save(staging / PROMPT_FILE)
             os.rename(staging, final)
             placed = final
-            _fsync_dir(self.voices_dir)
+            fsync_dir(self.voices_dir)
             columns = ", ".join(row)
             marks = ", ".join(f":{key}" for key in row)
             with self._db.transaction() as conn:

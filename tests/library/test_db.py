@@ -10,7 +10,7 @@ from studio.engine.errors import UserError
 from studio.library.db import DB_FILE, MIGRATIONS, Database, split_statements
 from studio.paths import data_dir
 
-V2 = "CREATE TABLE takes (id TEXT PRIMARY KEY, voice_id TEXT REFERENCES voices(id) ON DELETE CASCADE);"
+V2 = "CREATE TABLE future (id TEXT PRIMARY KEY, voice_id TEXT REFERENCES voices(id) ON DELETE CASCADE);"
 
 
 def test_opens_in_the_data_folder_with_wal_foreign_keys_and_the_latest_schema():
@@ -43,9 +43,9 @@ def test_a_new_migration_is_one_more_script_applied_once_in_order(tmp_path):
         assert db.schema_version == len(MIGRATIONS) + 1
         assert db.migrate() == 0
         with db.transaction() as conn:
-            conn.execute("INSERT INTO takes VALUES ('t1', 'a')")
+            conn.execute("INSERT INTO future VALUES ('t1', 'a')")
             conn.execute("DELETE FROM voices WHERE id = 'a'")
-        assert db.query("SELECT count(*) FROM takes")[0][0] == 0  # foreign keys are enforced
+        assert db.query("SELECT count(*) FROM future")[0][0] == 0  # foreign keys are enforced
     with Database(path, (*MIGRATIONS, V2)) as db:
         assert db.schema_version == len(MIGRATIONS) + 1
 

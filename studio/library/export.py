@@ -1,0 +1,117 @@
+"""Exporting takes: the audio in a common format plus a ``.json`` sidecar holding the
+take's full snapshot (how to render it again, how it was made).
+
+Each file is written atomically (temp file, fsync, rename), and an export never
+overwrites an existing file: a name already taken gets `` (2)``, `` (3)``...
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import asdict
+from pathlib import Path
+
+import soundfile as sf
+
+from studio import __version__
+from studio.atomic import atomic_write
+from studio.engine.errors import UserError
+from studio.library.takes import Take, TakeLibrary
+
+# format -> (libsndfile format, subtype, file extension)
+_FORMATS = {
+    "WAV": ("WAV", "PCM_24", ".wav"),
+    "FLAC": ("FLAC", "PCM_24", ".flac"),
+    "OGG": ("OGG", "VORBIS", ".ogg"),
+    "MP3": ("MP3", "MPEG_LAYER_III", ".mp3"),  # libsndfile 1.1+ built with LAME and mpg123
+}
+SIDECAR_SCHEMA = 1
+MAX_STEM_CHARS = 80
+_UNSAFE = re.compile(r'[\x00-\x1f<>:"/\\|?*]+')
+
+
+def export_formats() -> list[str]:
+    """The formats this machine's libsndfile can write, in menu order."""
+    available = sf.available_formats()
+    return [
+        name
+        for name, (container, subtype, _) in _FORMATS.items()
+        if container in available and subtype in sf.available_subtypes(container)
+    ]
+
+
+def default_stem(take: Take) -> str:
+    """A file name without extension: the take's name, or its time and seed."""
+    if take.name:
+        stem = _UNSAFE.sub("_", take.name).strip(" .")
+    else:
+        stamp = take.created[:19].replace("-", "").replace(":", "").replace("T", "-")
+        stem = f"take-{stamp}-seed{take.settings.seed}"
+    return stem[:MAX_STEM_CHARS].rstrip(" .") or "take"
+
+
+def sidecar(take: Take, audio_file: str) -> dict:
+    """The JSON sidecar of an exported take."""
+    return {
+        "schema": SIDECAR_SCHEMA,
+        "app": f"OmniVoice Desktop {__version__}",
+        "audio_file": audio_file,
+        "id": take.id,
+        "created": take.created,
+        "name": take.name,
+        "notes": take.notes,
+        "starred": take.starred,
+        "batch": take.batch,
+        "sample_rate": take.sample_rate,
+        "audio_seconds": take.audio_seconds,
+        "loudness_lufs": take.loudness_lufs,
+        "suspects": list(take.suspects),
+        "asr_cer": take.asr_cer,
+        "settings": asdict(take.settings),
+        "run": asdict(take.run),
+    }
+
+
+def export_takes(library: TakeLibrary, ids: Iterable[str], folder: str | Path, fmt: str) -> list[Path]:
+    """Write each take as ``<stem><ext>`` and ``<stem>.json`` in ``folder``; returns the
+    audio paths, in the order of ``ids``."""
+    key = str(fmt).upper().lstrip(".")
+    if key not in export_formats():
+        raise UserError(
+            f"The export format {str(fmt)[:20]!r} is not available here; choose one of "
+            f"{', '.join(export_formats())}."
+        )
+    container, subtype, ext = _FORMATS[key]
+    takes = [library.get(take_id) for take_id in ids]  # every id is checked before writing
+    target = Path(folder)
+    written: list[Path] = []
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for take in takes:
+            audio, rate = library.read_audio(take.id)
+            path = _free_path(target, default_stem(take), ext)
+            with atomic_write(path) as handle:
+                sf.write(handle, audio, rate, format=container, subtype=subtype)
+            data = json.dumps(sidecar(take, path.name), ensure_ascii=False, indent=2) + "\n"
+            with atomic_write(path.with_suffix(".json")) as handle:
+                handle.write(data.encode("utf-8"))
+            written.append(path)
+    except (OSError, sf.SoundFileError) as exc:
+        raise UserError(
+            f"The takes cannot be exported to {target} ({exc}); choose another folder or free "
+            "some disk space."
+        ) from None
+    return written
+
+
+def _free_path(folder: Path, stem: str, ext: str) -> Path:
+    """``stem + ext`` in ``folder``, numbered until neither it nor its sidecar exists."""
+    n = 1
+    while True:
+        name = stem if n == 1 else f"{stem} ({n})"
+        path = folder / f"{name}{ext}"
+        if not path.exists() and not path.with_suffix(".json").exists():
+            return path
+        n += 1

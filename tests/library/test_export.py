@@ -1,0 +1,62 @@
+"""Exporting takes: every format reads back, a sidecar holds the snapshot, nothing is
+overwritten, and bad input writes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import soundfile as sf
+from library_helpers import one_sentence
+from takes_helpers import RATE, add, tone
+
+from studio.engine.errors import UserError
+from studio.library.export import export_formats, export_takes
+from studio.library.takes import TakeLibrary, TakeNotFound
+
+
+@pytest.fixture
+def lib(tmp_path):
+    library = TakeLibrary(tmp_path / "data")
+    yield library
+    library.close()
+
+
+def test_wav_flac_ogg_always_and_mp3_where_libsndfile_has_it():
+    assert export_formats()[:3] == ["WAV", "FLAC", "OGG"]
+    assert ("MP3" in export_formats()) == ("MP3" in sf.available_formats())
+
+
+@pytest.mark.parametrize("fmt", export_formats())
+def test_every_format_reads_back_with_the_same_length_and_rate(lib, tmp_path, fmt):
+    takes = [add(lib, "One.", seed=1, audio=tone(1.3, seed=1)), add(lib, "Two.", seed=2, audio=tone(0.7, seed=2))]
+    lib.rename(takes[0].id, "Hero: take/1?")
+    paths = export_takes(lib, [t.id for t in takes], tmp_path / "out", fmt)
+    assert [p.suffix for p in paths] == [f".{fmt.lower()}"] * 2
+    assert paths[0].name == f"Hero_ take_1_.{fmt.lower()}"  # unsafe characters replaced
+    for path, take in zip(paths, takes):
+        audio, rate = sf.read(path, dtype="float32")
+        assert rate == RATE and audio.shape == (round(take.audio_seconds * RATE),)
+        side = json.loads(path.with_suffix(".json").read_text("utf-8"))
+        assert side["id"] == take.id and side["audio_file"] == path.name
+        assert side["settings"]["seed"] == take.settings.seed and side["run"]["device"] == "cpu"
+    assert not [p for p in (tmp_path / "out").iterdir() if p.name.endswith(".tmp")]
+
+
+def test_export_never_overwrites_and_numbers_new_files(lib, tmp_path):
+    take = add(lib, seed=1)
+    first = export_takes(lib, [take.id], tmp_path, "wav")
+    second = export_takes(lib, [take.id], tmp_path, "WAV")
+    assert first[0] != second[0] and second[0].stem == f"{first[0].stem} (2)"
+    assert second[0].with_suffix(".json").is_file()
+
+
+def test_bad_format_or_unknown_take_writes_nothing(lib, tmp_path):
+    take = add(lib, seed=1)
+    out = tmp_path / "out"
+    with pytest.raises(UserError) as info:
+        export_takes(lib, [take.id], out, "aiff-ish")
+    assert one_sentence(str(info.value))
+    with pytest.raises(TakeNotFound):
+        export_takes(lib, [take.id, "0" * 32], out, "FLAC")
+    assert not out.exists()
