@@ -2,15 +2,25 @@
 
 No Qt, no model: only what the installed torch build, the GPU and the installed
 packages allow, so the Settings view can grey out an option before the user
-picks it. The worker still classifies fallbacks at run time (memory, kernels
-that fail to build); this is the cheap, up-front half of that story.
+picks it. The checks and the wording are the Accelerator's own
+(studio.engine.accel.platform and .reasons), so the Settings view, the status
+bar and the ``--json`` line name a problem the same way.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from studio.engine.accel.accelerator import MODES, component
+from studio.engine.accel.platform import (
+    FLASHINFER_MIN_CAPABILITY,
+    TorchPlatform,
+    compile_any_arch,
+    machine_problems,
+)
+from studio.engine.accel.reasons import reason, unavailable
 
 ACCEL_LABELS: dict[str, str] = {
     "off": "Off",
@@ -19,44 +29,19 @@ ACCEL_LABELS: dict[str, str] = {
     "flashinfer-graph": "FlashInfer + CUDA graphs",
 }
 
-# FlashInfer's attention kernels need Ampere (sm_80) or newer.
-FLASHINFER_MIN_CAPABILITY = (8, 0)
+__all__ = ["ACCEL_LABELS", "FLASHINFER_MIN_CAPABILITY", "probe"]
 
 Availability = dict[str, tuple[bool, "str | None"]]
-
-
-def _gpu_facts(torch: Any) -> tuple[str | None, tuple[int, int] | None, list[str]]:
-    """(why there is no usable GPU, its compute capability, the torch build's arch list)."""
-    cuda = getattr(torch, "cuda", None)
-    if cuda is None or not cuda.is_available():
-        return "no CUDA GPU", None, []
-    try:
-        capability = tuple(cuda.get_device_capability())
-        archs = list(cuda.get_arch_list())
-    except (RuntimeError, AssertionError) as exc:  # a broken driver says so here
-        return f"CUDA GPU not usable ({exc.__class__.__name__})", None, []
-    return None, (int(capability[0]), int(capability[1])), archs
-
-
-def _arch_supported(capability: tuple[int, int], archs: list[str]) -> bool:
-    """Native code for the GPU, or PTX for an older arch of the same major the driver can JIT."""
-    major, minor = capability
-    if f"sm_{major}{minor}" in archs:
-        return True
-    return any(
-        a.startswith("compute_") and a[8:].isdigit() and int(a[8:]) <= major * 10 + minor
-        and int(a[8:]) // 10 == major
-        for a in archs
-    )
 
 
 def probe(
     torch: Any = None,
     find_spec: Callable[[str], Any] = importlib.util.find_spec,
+    environ: Mapping[str, str] | None = None,
 ) -> Availability:
     """``{mode: (available, reason)}`` for every acceleration mode.
 
-    Reasons are named like the worker's fallbacks: ``"compile: no CUDA GPU"``,
+    Reasons read like the worker's fallbacks: ``"compile: no CUDA GPU"``,
     ``"flashinfer: package not installed; no CUDA GPU"``. ``torch`` and
     ``find_spec`` are parameters so tests can describe other machines.
     """
@@ -65,36 +50,17 @@ def probe(
             import torch
         except ImportError:
             torch = None
-    no_gpu, capability, archs = (
-        ("torch is not installed", None, []) if torch is None else _gpu_facts(torch)
-    )
-    arch = f"sm_{capability[0]}{capability[1]}" if capability else None
-
-    compile_problems: list[str] = []
-    if no_gpu:
-        compile_problems.append(no_gpu)
-    elif not _arch_supported(capability, archs):
-        compile_problems.append(f"GPU {arch} not in this torch build")
-    if find_spec("triton") is None:
-        compile_problems.append("triton not installed")
-
-    flash_problems: list[str] = []
-    if find_spec("flashinfer") is None:
-        flash_problems.append("package not installed")
-    if no_gpu:
-        flash_problems.append(no_gpu)
-    elif capability < FLASHINFER_MIN_CAPABILITY:
-        flash_problems.append(f"GPU {arch} is older than sm_80")
-    elif not _arch_supported(capability, archs):
-        flash_problems.append(f"GPU {arch} not in this torch build")
-
-    def verdict(prefix: str, problems: list[str]) -> tuple[bool, str | None]:
-        return (False, f"{prefix}: {'; '.join(problems)}") if problems else (True, None)
-
-    return {
-        "off": (True, None),
-        "compile": verdict("compile", compile_problems),
-        "flashinfer": verdict("flashinfer", flash_problems),
-        # CUDA graphs ride on the FlashInfer path: same requirements.
-        "flashinfer-graph": verdict("flashinfer", flash_problems),
-    }
+    platform = TorchPlatform(torch, find_spec) if torch is not None else None
+    try:
+        any_arch = compile_any_arch(environ)
+    except Exception:  # a malformed override is reported when compile is applied
+        any_arch = False
+    result: Availability = {"off": (True, None)}
+    for mode in MODES[1:]:
+        name = component(mode)
+        if platform is None:
+            problems = [reason("torch_missing")]
+        else:
+            problems = machine_problems(name, platform, any_arch=name == "compile" and any_arch)
+        result[mode] = (False, unavailable(name, problems)) if problems else (True, None)
+    return result

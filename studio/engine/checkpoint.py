@@ -176,12 +176,17 @@ def _read_weights(path: Path, fix: str) -> dict[str, torch.Tensor]:
         raise UserError(f"{path} is damaged or incomplete; {fix}") from None
 
 
+def _llm_config(info: CheckpointInfo):
+    from transformers import Qwen3Config
+
+    return Qwen3Config.from_dict({k: v for k, v in info.llm_config.items() if k != "model_type"})
+
+
 def build_network(info: CheckpointInfo, device: torch.device, dtype: torch.dtype) -> OmniVoiceNet:
     """Create the network on ``device`` and fill it from ``model.safetensors``."""
-    from transformers import Qwen3Config
     from transformers.models.qwen3.modeling_qwen3 import Qwen3RotaryEmbedding
 
-    llm_config = Qwen3Config.from_dict({k: v for k, v in info.llm_config.items() if k != "model_type"})
+    llm_config = _llm_config(info)
     llm_config._attn_implementation = "sdpa"
     fix = _refetch_hint(info.root)
     state = _read_weights(info.root / "model.safetensors", fix)
@@ -226,7 +231,9 @@ def load_text_tokenizer(info: CheckpointInfo):
     from transformers import AutoTokenizer
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(info.root)
+        # Handing over the backbone's config keeps transformers from reading config.json
+        # (model_type "omnivoice", unknown to it) and printing a misleading warning.
+        tokenizer = AutoTokenizer.from_pretrained(info.root, config=_llm_config(info))
     except (OSError, ValueError, TypeError) as exc:
         log.info("loading the tokenizer from %s failed: %r", info.root, exc)
         raise UserError(f"The text tokenizer in {info.root} is damaged; {_refetch_hint(info.root)}") from None

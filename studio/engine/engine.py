@@ -27,6 +27,7 @@ from studio.engine.checkpoint import (
     load_text_tokenizer,
     resolve_checkpoint,
 )
+from studio.engine.cpu_layers import PrepackedLayers, prepack_supported
 from studio.engine.decode import DecodeItem, decode
 from studio.engine.duration import DurationEstimator
 from studio.engine.errors import UserError
@@ -41,8 +42,10 @@ from studio.engine.options import (
     SPEED_RANGE,
     DecodeOptions,
     GenerationOptions,
+    resolve_decode_mode,
 )
 from studio.engine.packed import decode_packed
+from studio.engine.precision import choose_precision, precision_name
 from studio.engine.prompt import VoicePrompt
 from studio.engine.text import add_punctuation, chunk_text
 
@@ -125,23 +128,8 @@ def pick_device(device: str = "auto") -> torch.device:
     return torch.device(device)
 
 
-_PRECISIONS = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
-
-
 def pick_precision(precision: str, device: torch.device) -> torch.dtype:
-    if precision == "auto":
-        if device.type == "cuda":
-            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-        return torch.float32
-    if precision not in _PRECISIONS:
-        raise UserError(f"Unknown precision {precision!r}; use auto, fp32, bf16 or fp16.")
-    if precision == "fp16" and device.type == "cpu":
-        raise UserError("fp16 is not supported on the CPU; use --precision fp32 or bf16.")
-    return _PRECISIONS[precision]
-
-
-def precision_name(dtype: torch.dtype) -> str:
-    return {v: k for k, v in _PRECISIONS.items()}[dtype]
+    return choose_precision(precision, device).dtype
 
 
 
@@ -150,7 +138,7 @@ def check_options(options: GenerationOptions) -> None:
     """Refuse settings that would only fail deep inside the decode loop."""
     if options.decode_mode not in DECODE_MODES:
         raise UserError(
-            f"Unknown decode mode {options.decode_mode!r}; use {' or '.join(DECODE_MODES)}."
+            f"Unknown decode mode {options.decode_mode!r}; use {', '.join(DECODE_MODES)}."
         )
     d = options.decode
     if d.num_step < 1:
@@ -209,6 +197,14 @@ class Engine:
         self.device = torch.device(device)
         self.dtype = dtype
         self.durations = DurationEstimator()
+        # An accelerated packed layer stack (studio.engine.accel), set and cleared
+        # only by an Accelerator; None is the standard path.
+        self.layers = None
+        self.precision_reason = "requested"  # why this dtype (Engine.load fills it in)
+        # bf16 on a CPU with oneDNN bf16: the packed path runs on prepacked
+        # weights (studio.engine.cpu_layers), built on first use; False turns it off.
+        self.cpu_prepack = True
+        self._prepacked = None
 
     @classmethod
     def load(
@@ -217,12 +213,15 @@ class Engine:
         """Load a checkpoint folder or a cached repo id (see ``checkpoint``)."""
         info = inspect_checkpoint(resolve_checkpoint(source))
         dev = pick_device(device)
-        dtype = pick_precision(precision, dev)
+        choice = choose_precision(precision, dev)
+        dtype = choice.dtype
         tokenizer = load_text_tokenizer(info)
         net = build_network(info, dev, dtype)
         # The codec's convolutions exceed MPS limits, so it stays on the CPU there.
         codec = load_codec(info, torch.device("cpu") if dev.type == "mps" else dev)
-        return cls(net, tokenizer, codec, info, dev, dtype)
+        engine = cls(net, tokenizer, codec, info, dev, dtype)
+        engine.precision_reason = choice.reason
+        return engine
 
     @property
     def sample_rate(self) -> int:
@@ -305,7 +304,9 @@ class Engine:
         language, instruct = check_item(item, warn)
         if item.prompt is not None and item.prompt.tokens.shape[0] != self.info.audio.codebooks:
             raise UserError("The voice prompt was made for another codec; create it again with this model.")
-        seed = item.seed if item.seed is not None else secrets.randbits(63)
+        # 31 bits: a fresh seed fits the studio's seed field (a 32-bit spin box), so any
+        # take's seed can be typed back in to render it again.
+        seed = item.seed if item.seed is not None else secrets.randbits(31)
         generator = torch.Generator(device=self.device).manual_seed(seed)
         if item.duration is not None:
             estimate = self._estimate(text, item.prompt, 1.0)
@@ -407,9 +408,24 @@ class Engine:
 
     def _run(self, batch, options, counter, cancel) -> list[torch.Tensor]:
         counter.next_pass()
-        run = decode_packed if options.decode_mode == "packed" else decode
-        tokens = run(self.net, batch, options.decode, counter.on_step, cancel)
+        if self.layers is not None:  # accelerated runners work on the packed layout
+            tokens = decode_packed(self.net, batch, options.decode, counter.on_step, cancel,
+                                   layers=self.layers)
+        else:
+            if resolve_decode_mode(options.decode_mode, self.device) == "packed":
+                tokens = decode_packed(self.net, batch, options.decode, counter.on_step, cancel,
+                                       layers=self._cpu_layers())
+            else:
+                tokens = decode(self.net, batch, options.decode, counter.on_step, cancel)
         return [t.to("cpu") for t in tokens]
+
+    def _cpu_layers(self):
+        """The prepacked bf16 layer stack where it applies, else None (the standard stack)."""
+        if not self.cpu_prepack:
+            return None
+        if self._prepacked is None and prepack_supported(self.net):
+            self._prepacked = PrepackedLayers(self.net)
+        return self._prepacked
 
     def _finish(self, chunks: list[torch.Tensor], job: _Job, options: GenerationOptions) -> Rendering:
         sr = self.sample_rate

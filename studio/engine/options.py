@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 MAX_TEXT_CHARS = 20_000
 MAX_SECONDS = 1800.0  # longest output one item may ask for (speed or duration)
 SPEED_RANGE = (0.25, 4.0)
-DECODE_MODES = ("padded", "packed")
+DECODE_MODES = ("auto", "padded", "packed")
 
 
 @dataclass(frozen=True)
@@ -31,5 +31,20 @@ class GenerationOptions:
     pad_duration: float = 0.1
     fade_duration: float = 0.1
     # "padded": the reference-equal batch layout; "packed": every document in one
-    # row with per-document attention (studio.engine.packed), no padding compute.
-    decode_mode: str = "padded"
+    # row with per-document attention (studio.engine.packed), no padding compute;
+    # "auto": whichever is faster on the device (resolve_decode_mode).
+    decode_mode: str = "auto"
+
+
+def resolve_decode_mode(mode: str, device) -> str:
+    """The layout ``mode`` means on ``device`` (a torch.device or its type name).
+
+    Packed is faster on the CPU (1.31x in fp32, 1.23x in bf16 at full size, see
+    docs/performance.md) and does strictly less work everywhere: no padding
+    columns, no S x S mask, heads on targets only. So auto means packed on every
+    device until a measurement shows otherwise; on CUDA that measurement is the
+    GPU check (benchmarks/gpu_check.sh).
+    """
+    if mode == "auto":
+        return "packed"
+    return mode

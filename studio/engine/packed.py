@@ -19,7 +19,7 @@ the conformance cases, see tests/engine/test_packed.py.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -132,20 +132,44 @@ def _attention(attn, hidden: torch.Tensor, cos, sin, groups) -> torch.Tensor:
     return attn.o_proj(out)
 
 
-def packed_logits(net: OmniVoiceNet, batch: PackedBatch) -> torch.Tensor:
-    """(M, C, V) logits at ``batch.head_index``, in the network's dtype."""
+LayerStack = Callable[[torch.Tensor], torch.Tensor]
+# Makes the layer stack for one layout: called once per decode call, so a
+# runner can plan its kernels for the documents once and reuse the plan every step.
+Layers = Callable[[OmniVoiceNet, PackedBatch], LayerStack]
+
+
+def dense_block(layer, hidden: torch.Tensor) -> torch.Tensor:
+    """A layer's second half: post-attention norm, MLP and residual."""
+    return hidden + layer.mlp(layer.post_attention_layernorm(hidden))
+
+
+def layer_stack(net: OmniVoiceNet, batch: PackedBatch, dense=dense_block) -> LayerStack:
+    """The standard Qwen3 layers over this layout: (1, N, H) hidden -> (1, N, H).
+
+    ``dense`` computes each layer's second half (torch.compile swaps in a compiled one).
+    """
     llm = net.llm
     if any(t != "full_attention" for t in getattr(llm.config, "layer_types", None) or ()):
         raise NotImplementedError("packed decoding supports full-attention layers only")
-    hidden = net.embed(batch.ids, batch.audio_mask)
-    cos, sin = llm.rotary_emb(hidden, batch.positions)
+    weight = net.audio_heads.weight  # rotary_emb reads only the dtype and device of its input
+    cos, sin = llm.rotary_emb(weight, batch.positions)
     groups = _length_groups(batch.documents)
-    for layer in llm.layers[: llm.config.num_hidden_layers]:
-        residual = hidden
-        hidden = residual + _attention(layer.self_attn, layer.input_layernorm(hidden), cos, sin, groups)
-        residual = hidden
-        hidden = residual + layer.mlp(layer.post_attention_layernorm(hidden))
-    picked = llm.norm(hidden[0, batch.head_index])
+    layers = llm.layers[: llm.config.num_hidden_layers]
+
+    def run(hidden: torch.Tensor) -> torch.Tensor:
+        for layer in layers:
+            hidden = hidden + _attention(layer.self_attn, layer.input_layernorm(hidden), cos, sin, groups)
+            hidden = dense(layer, hidden)
+        return hidden
+
+    return run
+
+
+def packed_logits(net: OmniVoiceNet, batch: PackedBatch, stack: LayerStack | None = None) -> torch.Tensor:
+    """(M, C, V) logits at ``batch.head_index``, in the network's dtype."""
+    stack = stack if stack is not None else layer_stack(net, batch)
+    hidden = stack(net.embed(batch.ids, batch.audio_mask))
+    picked = net.llm.norm(hidden[0, batch.head_index])
     spec = net.audio
     return net.audio_heads(picked).view(-1, spec.codebooks, spec.vocab_size)
 
@@ -157,8 +181,13 @@ def decode_packed(
     options: DecodeOptions,
     on_step: StepCallback | None = None,
     cancel: threading.Event | None = None,
+    layers: Layers | None = None,
 ) -> list[torch.Tensor]:
-    """``decode`` with packed documents; same arguments, same result."""
+    """``decode`` with packed documents; same arguments, same result.
+
+    ``layers`` replaces the standard layer stack (an accelerated runner, see
+    studio.engine.accel); everything else, the schedule and every commit, is shared.
+    """
     spec = net.audio
     device = net.audio_heads.weight.device
     # With guidance 0 the unconditional logits are never read, so they are not computed.
@@ -170,6 +199,7 @@ def decode_packed(
     for item in items:
         offsets.append(row)
         row += item.target_len
+    stack = (layers or layer_stack)(net, batch)
     uncond_offsets = []
     for item in items:
         uncond_offsets.append(row if guided else None)
@@ -178,7 +208,7 @@ def decode_packed(
     for step in range(options.num_step):
         if cancel is not None and cancel.is_set():
             raise Cancelled()
-        logits = packed_logits(net, batch).to(torch.float32)
+        logits = packed_logits(net, batch, stack).to(torch.float32)
         for i, item in enumerate(items):
             k = schedules[i][step]
             if k <= 0:

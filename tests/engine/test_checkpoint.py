@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 
 import pytest
 
-from studio.engine.checkpoint import inspect_checkpoint, resolve_checkpoint
+from studio.engine.checkpoint import inspect_checkpoint, load_text_tokenizer, resolve_checkpoint
 from studio.engine.engine import Engine
 from studio.engine.errors import UserError
 
@@ -29,6 +30,20 @@ def test_a_good_checkpoint_reports_its_layout(tiny_checkpoint):
     assert (info.audio.codebooks, info.audio.vocab_size, info.audio.mask_id) == (8, 1025, 1024)
     assert (info.sample_rate, info.hop_length, info.frame_rate) == (24000, 960, 25)
 
+
+
+def test_loading_the_tokenizer_prints_no_transformers_warning(tiny_checkpoint):
+    # transformers' own handler holds the stderr of its first import, so listen on its logger.
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = records.append
+    logging.getLogger("transformers").addHandler(handler)
+    try:
+        tokenizer = load_text_tokenizer(inspect_checkpoint(tiny_checkpoint))
+    finally:
+        logging.getLogger("transformers").removeHandler(handler)
+    assert tokenizer.convert_tokens_to_ids("<|denoise|>") != tokenizer.unk_token_id
+    assert [r.getMessage() for r in records] == []  # e.g. "a model of type `omnivoice` ..."
 
 BREAKAGES = {
     "no folder": (lambda root: shutil.rmtree(root), "does not exist"),

@@ -50,7 +50,10 @@ def run_reference(model, **kwargs):
 
 
 def options(steps=8, **overrides) -> GenerationOptions:
+    """Greedy settings on the padded path: the reference's own layout, compared bit for bit
+    (the engine fixture is fp32; the default decode mode is packed, tested in test_packed.py)."""
     decode = {k: overrides.pop(k) for k in list(overrides) if k in DecodeOptions.__dataclass_fields__}
+    overrides.setdefault("decode_mode", "padded")
     return GenerationOptions(decode=DecodeOptions(num_step=steps, **GREEDY, **decode), **overrides)
 
 

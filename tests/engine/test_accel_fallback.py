@@ -1,0 +1,204 @@
+"""The one fallback contract (studio.engine.accel.Accelerator), every branch on the CPU:
+a named reason, the standard path's tokens, and a latch so a failed mode is not retried."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from studio.engine.accel.accelerator import Accelerator
+from studio.engine.accel.flashinfer_runner import FlashInferRunner
+from studio.engine.accel.reasons import REASONS, classify, reason
+from studio.engine.decode import Cancelled, DecodeOptions
+from studio.engine.engine import Engine, GenerationOptions, SynthesisItem
+from tests.accel_fakes import FakeCudaPlatform, install_fake_flashinfer
+
+TAIL = ", rendered on the standard path"
+
+
+@pytest.fixture(scope="module")
+def engine(tiny_checkpoint):
+    return Engine.load(tiny_checkpoint, device="cpu", precision="fp32")
+
+
+@pytest.fixture
+def kernels(monkeypatch):
+    return install_fake_flashinfer(monkeypatch)
+
+
+OPTIONS = GenerationOptions(
+    decode=DecodeOptions(num_step=4, position_temperature=0.0, class_temperature=0.0),
+    decode_mode="packed",
+)
+ITEMS = [SynthesisItem("Fallbacks never lose a render.", seed=7),
+         SynthesisItem("A second item in the batch.", seed=8)]
+
+
+@pytest.fixture(scope="module")
+def standard(engine):
+    return [t for r in engine.synthesize(ITEMS, OPTIONS) for t in r.tokens]
+
+
+def render(engine):
+    return lambda: [t for r in engine.synthesize(ITEMS, OPTIONS) for t in r.tokens]
+
+
+def assert_standard(tokens, standard):
+    assert len(tokens) == len(standard)
+    assert all(torch.equal(a, b) for a, b in zip(tokens, standard))
+
+
+def prepared(engine, mode="flashinfer", **platform):
+    acc = Accelerator(mode, platform=FakeCudaPlatform(**platform))
+    report = acc.prepare(engine)
+    return acc, report
+
+
+def test_flashinfer_applies_and_renders_the_standard_tokens(engine, kernels, standard):
+    acc, report = prepared(engine)
+    try:
+        assert (report.requested, report.active, report.reason) == ("flashinfer", "flashinfer", None)
+        assert engine.layers is acc.runner
+        assert_standard(acc.run(render(engine)), standard)
+        assert kernels.runs > 0
+    finally:
+        acc.release()
+    assert engine.layers is None
+
+
+@pytest.mark.parametrize("platform, text", [
+    (dict(packages=()), "flashinfer: package not installed"),
+    (dict(capability=None), "flashinfer: no CUDA GPU"),
+    (dict(model_on_cuda=False), "flashinfer: the model runs on cpu, not on a CUDA GPU"),
+    (dict(capability=(7, 5), archs=("sm_75",)), "flashinfer: GPU sm_75 is older than sm_80"),
+    (dict(allow_fp32=False), "flashinfer: the model is loaded in fp32 and the kernels need bf16 or fp16"),
+], ids=["package-missing", "no-cuda", "non-cuda-device", "arch-below-sm80", "fp32-weights"])
+def test_refusals_are_named_and_render_on_the_standard_path(engine, kernels, standard, platform, text):
+    acc, report = prepared(engine, **platform)
+    assert report.active == "off" and report.reason == text + TAIL
+    assert engine.layers is None and acc.runner is None
+    assert_standard(acc.run(render(engine)), standard)
+    assert kernels.runs == 0
+
+
+def test_an_apply_failure_is_undone_named_and_latched(engine, kernels, standard, monkeypatch):
+    before = {k: v.clone() for k, v in engine.net.state_dict().items()}
+    ids = {n: id(p) for n, p in engine.net.named_parameters()}
+    calls = []
+    original = FlashInferRunner._fuse
+
+    def fuse_then_fail(self, linears):
+        out = original(self, linears)
+        calls.append(1)
+        if len(calls) == 3:
+            raise ValueError("bad shape")
+        return out
+
+    monkeypatch.setattr(FlashInferRunner, "_fuse", fuse_then_fail)
+    acc, report = prepared(engine)
+    assert report.reason == "flashinfer: setup failed (ValueError)" + TAIL
+    assert report.codes == ("apply_failed",)
+    assert engine.layers is None
+    assert {n: id(p) for n, p in engine.net.named_parameters()} == ids
+    after = engine.net.state_dict()
+    assert all(torch.equal(after[k], v) for k, v in before.items())
+    assert all(p.untyped_storage().nbytes() == p.numel() * p.element_size()
+               for p in engine.net.parameters())  # no parameter left inside a fused tensor
+    assert_standard(acc.run(render(engine)), standard)
+    calls.clear()
+    assert acc.prepare(engine).codes == ("apply_failed",) and not calls  # latched: not tried again
+
+
+@pytest.mark.parametrize("error, text, code", [
+    (RuntimeError("CUDA error: an illegal memory access was encountered"),
+     "flashinfer: kernel failed at run time (RuntimeError)", "kernel_failed"),
+    (torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"),
+     "flashinfer: CUDA out of memory", "out_of_memory"),
+], ids=["kernel-failure", "out-of-memory"])
+@pytest.mark.parametrize("mode", ["flashinfer", "flashinfer-graph"])
+def test_a_runtime_failure_rerenders_once_and_latches(engine, kernels, standard, error, text, code, mode):
+    acc, report = prepared(engine, mode)
+    assert report.active == mode
+    kernels.fail = error
+    tokens = acc.run(render(engine))
+    assert_standard(tokens, standard)  # the render is not lost
+    assert acc.report.active == "off" and acc.report.reason == text + TAIL
+    assert acc.report.codes == (code,)
+    assert engine.layers is None and acc.runner is None
+    assert acc.platform.emptied >= 1
+    runs = kernels.runs
+    kernels.fail = None
+    assert_standard(acc.run(render(engine)), standard)
+    assert kernels.runs == runs  # latched: the second render does not try again
+    assert acc.prepare(engine).reason == text + TAIL  # nor does a new prepare()
+    acc.request("off")
+    assert acc.prepare(engine).reason is None
+
+
+def test_cancel_is_not_a_fallback(engine, kernels):
+    import threading
+
+    acc, _ = prepared(engine)
+    cancel = threading.Event()
+    cancel.set()
+    try:
+        with pytest.raises(Cancelled):
+            acc.run(lambda: engine.synthesize(ITEMS, OPTIONS, cancel=cancel))
+        assert acc.report.active == "flashinfer" and acc.runner is not None
+    finally:
+        acc.release()
+
+
+def test_compile_gate_follows_the_arch_list_with_an_override(engine, kernels, standard):
+    compiled = []
+
+    def fake_compile(fn):
+        compiled.append(fn)
+        return fn
+
+    platform = dict(capability=(12, 0), archs=("sm_80", "sm_90"), compile=fake_compile)
+    acc, report = prepared(engine, "compile", **platform)
+    assert report.reason == "compile: GPU sm_120 not in this torch build" + TAIL and not compiled
+    stages = []
+    acc = Accelerator("compile", platform=FakeCudaPlatform(**platform), on_stage=stages.append,
+                      environ={"OMNIVOICE_COMPILE_ANY_ARCH": "1"})
+    try:
+        assert acc.prepare(engine).active == "compile"
+        assert compiled and stages[0].startswith("compiling") and stages[-1] == "compiled"
+        assert_standard(acc.run(render(engine)), standard)
+    finally:
+        acc.release()
+    assert engine.layers is None
+    missing = Accelerator("compile", platform=FakeCudaPlatform(packages=("flashinfer",)))
+    assert missing.prepare(engine).reason == "compile: triton not installed" + TAIL
+
+
+def test_compile_failure_at_run_time_falls_back(engine, kernels, standard):
+    def broken(fn):
+        def run(*args):
+            raise RuntimeError("inductor failed")
+        return run
+
+    acc = Accelerator("compile", platform=FakeCudaPlatform(compile=broken))
+    report = acc.prepare(engine)  # the warm-up runs the compiled code already
+    assert report.reason == "compile: setup failed (RuntimeError)" + TAIL
+    assert_standard(acc.run(render(engine)), standard)
+
+
+SAMPLES = {"package": "package", "arch": "sm_75", "device": "cpu", "error": "<error>"}
+
+
+def test_every_reason_is_documented_and_classify_names_them():
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "performance.md").read_text()
+    section = docs[docs.index("## Fallback reasons"):]
+    for code, template in REASONS.items():
+        fields = dict(SAMPLES, arch="sm_120") if code == "arch_not_in_build" else SAMPLES
+        assert template.format(**fields) in section, code
+    assert classify(torch.cuda.OutOfMemoryError("CUDA out of memory")).code == "out_of_memory"
+    assert classify(RuntimeError("CUDA error: out of memory")).code == "out_of_memory"
+    assert classify(ModuleNotFoundError("no", name="flashinfer")).detail == "flashinfer not installed"
+    assert classify(RuntimeError("x")).code == "kernel_failed"
+    assert classify(RuntimeError("x"), during="apply").code == "apply_failed"
+    assert reason("out_of_memory").text("flashinfer") == "flashinfer: CUDA out of memory" + TAIL
