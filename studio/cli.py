@@ -67,8 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--no-postprocess", action="store_true", help="do not trim silence from the output")
     synth.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
     synth.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"))
-    synth.add_argument("--decode", default="padded", choices=("padded", "packed"),
-                       help="padded: the reference-equal layout (default); packed: one row, no padding")
+    synth.add_argument("--decode", default="auto", choices=("auto", "padded", "packed"),
+                       help="packed: one row, no padding; padded: the reference-equal layout; "
+                            "auto (default): the faster one on this device (packed)")
     synth.add_argument("--accel", default="off", choices=ACCEL_CHOICES, help="acceleration path")
     synth.add_argument("--out", type=Path, required=True, help="output audio file (.wav, .flac or .ogg)")
     synth.add_argument("--tokens-out", type=Path, help="also save the audio tokens (torch.save)")
@@ -84,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
     cache_info.add_argument("--json", action="store_true", help="print one JSON line")
     cache_clear = cache_commands.add_parser("clear", help="delete every cached voice prompt")
     cache_clear.add_argument("--json", action="store_true", help="print one JSON line")
+
+    selftest = commands.add_parser("selftest", help="check this install without downloading anything")
+    selftest.add_argument("--json", action="store_true", help="print one JSON object with every check")
+    selftest.add_argument("--probe", choices=("qt",), help=argparse.SUPPRESS)  # the Qt child process
     return parser
 
 
@@ -223,8 +228,10 @@ def run_synth(args) -> dict:
 
 
 def _render(args, options, item) -> dict:
+    from studio.engine.accel.accelerator import Accelerator
     from studio.engine.audio import write_audio_atomic
     from studio.engine.engine import Engine, precision_name
+    from studio.engine.options import resolve_decode_mode
     from studio.engine.prompt import VoicePrompt
     from studio.engine.prompt_cache import disk_cache_enabled
 
@@ -237,6 +244,10 @@ def _render(args, options, item) -> dict:
     # The env switch is read before the model loads, so a typo in it costs nothing.
     prompts_enabled = disk_cache_enabled() if args.ref else False
     engine = Engine.load(args.model, device=args.device, precision=args.precision)
+    # The studio's contract: a refused or failing accelerator falls back with a named reason.
+    stage = None if args.quiet else (lambda text: print(f"{args.accel}: {text}", file=sys.stderr))
+    accel = Accelerator(args.accel, on_stage=stage)
+    accel.prepare(engine)
     started = time.perf_counter()
     prompt, source, encodes, transcriptions = None, "none", 0, 0
     if args.prompt:
@@ -250,7 +261,11 @@ def _render(args, options, item) -> dict:
 
     item.prompt = prompt
     show = not args.quiet and sys.stderr.isatty()
-    [result] = engine.synthesize([item], options, on_progress=_ProgressBar(show), warn=warn)
+    [result] = accel.run(
+        lambda: engine.synthesize([item], options, on_progress=_ProgressBar(show), warn=warn)
+    )
+    report = accel.report
+    accel.release()
     seconds = time.perf_counter() - started
     write_audio_atomic(args.out, result.audio, result.sample_rate)
     if args.tokens_out:
@@ -259,10 +274,8 @@ def _render(args, options, item) -> dict:
         # Only now: a render that fails must not leave a new file behind.
         prompt.save(args.save_prompt)
     audio_seconds = result.audio.shape[-1] / result.sample_rate
-    fallback = None
-    if args.accel != "off":
-        fallback = f"{args.accel}: not available in this version, rendered on the standard path"
-        warn(fallback)
+    if report.reason:
+        warn(report.reason)
     return {
         "out": str(args.out),
         "seconds": round(seconds, 4),
@@ -270,12 +283,14 @@ def _render(args, options, item) -> dict:
         "rtf": round(seconds / audio_seconds, 4) if audio_seconds else None,
         "device": str(engine.device),
         "precision": precision_name(engine.dtype),
+        "precision_reason": engine.precision_reason,
         "steps": args.steps,
-        "decode": args.decode,
+        # An active accelerator always runs the packed layout.
+        "decode": "packed" if report.active != "off" else resolve_decode_mode(args.decode, engine.device),
         "seed": result.seed,
-        "accel_requested": args.accel,
-        "accel_active": "off",
-        "fallback_reason": fallback,
+        "accel_requested": report.requested,
+        "accel_active": report.active,
+        "fallback_reason": report.reason,
         "prompt_source": source,
         "encodes": encodes,
         "transcriptions": transcriptions,
@@ -359,20 +374,9 @@ def _setup_logging() -> tuple[logging.Handler, Path | None]:
     Without a writable log file, records go to a NullHandler rather than to
     logging's last-resort handler, which would print them on the terminal.
     """
-    from studio.paths import log_file
+    from studio import logfile
 
-    path = log_file()
-    handler: logging.Handler
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(path, encoding="utf-8")
-    except OSError:
-        handler, path = logging.NullHandler(), None
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    return handler, path
+    return logfile.attach()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -394,9 +398,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(summary, ensure_ascii=False))
             else:
                 print(f"Wrote {summary['out']} ({summary['audio_seconds']:.2f} s of audio "
-                      f"in {summary['seconds']:.2f} s, seed {summary['seed']}).", file=sys.stderr)
+                      f"in {summary['seconds']:.2f} s, seed {summary['seed']}, {summary['precision']}: "
+                      f"{summary['precision_reason']}).", file=sys.stderr)
         elif args.command == "download":
             run_download(args)
+        elif args.command == "selftest":
+            from studio import selftest
+
+            with _library_chatter_to_log():
+                return selftest.main(json_output=args.json, probe=args.probe)
         elif args.command == "cache":
             summary = run_cache(args)
             if args.json:

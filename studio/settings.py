@@ -75,6 +75,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("audio/output_device", -1, "Audio output device"),
     Setting("asr/model", "openai/whisper-large-v3-turbo", "Transcription model",
             env="OMNIVOICE_ASR_MODEL"),
+    # 0 keeps takes forever: a take must never be lost behind the user's back, and
+    # a starred-only rule would drop takes nobody thought to star. Opt in to pruning.
+    Setting("takes/retention_days", 0.0, "Delete unstarred takes older than (days, 0 = never)"),
+    Setting("takes/asr_check", False, "Check takes with speech recognition"),
 )
 
 BY_KEY: Mapping[str, Setting] = {s.key: s for s in SETTINGS}

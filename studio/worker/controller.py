@@ -26,6 +26,16 @@ class WorkerController(QObject):
     _set_accel = Signal(str)
     _release = Signal()
     _clear_cache = Signal()
+    _star_take = Signal(str, bool)
+    _rename_take = Signal(str, str)
+    _note_take = Signal(str, str)
+    _delete_takes = Signal(object)
+    _undelete_takes = Signal(object)
+    _purge_takes = Signal()
+    _prune_takes = Signal(float)
+    _set_asr_check = Signal(bool)
+    # Re-emitted from the worker (on the main thread): the take library changed.
+    takes_changed = Signal()
 
     def __init__(self, worker: InferenceWorker | None = None, parent: QObject | None = None):
         super().__init__(parent)
@@ -39,6 +49,15 @@ class WorkerController(QObject):
         self._set_accel.connect(self.worker.set_accel)
         self._release.connect(self.worker.release)
         self._clear_cache.connect(self.worker.clear_cache)
+        self._star_take.connect(self.worker.star_take)
+        self._rename_take.connect(self.worker.rename_take)
+        self._note_take.connect(self.worker.note_take)
+        self._delete_takes.connect(self.worker.delete_takes)
+        self._undelete_takes.connect(self.worker.undelete_takes)
+        self._purge_takes.connect(self.worker.purge_takes)
+        self._prune_takes.connect(self.worker.prune_takes)
+        self._set_asr_check.connect(self.worker.set_asr_check)
+        self.worker.takes_changed.connect(self.takes_changed)
         for done in (self.worker.finished, self.worker.failed, self.worker.cancelled,
                      self.worker.transcribed):
             done.connect(self._forget)
@@ -70,6 +89,32 @@ class WorkerController(QObject):
 
     def clear_cache(self) -> None:
         self._clear_cache.emit()
+
+    # Take library edits: the worker thread holds the one writer. Each ends in
+    # worker.takes_changed (re-emitted as takes_changed) or worker.takes_failed(sentence).
+    def star_take(self, take_id: str, starred: bool) -> None:
+        self._star_take.emit(take_id, starred)
+
+    def rename_take(self, take_id: str, name: str) -> None:
+        self._rename_take.emit(take_id, name)
+
+    def note_take(self, take_id: str, notes: str) -> None:
+        self._note_take.emit(take_id, notes)
+
+    def delete_takes(self, ids) -> None:
+        self._delete_takes.emit((ids,) if isinstance(ids, str) else tuple(ids))
+
+    def undelete_takes(self, ids) -> None:
+        self._undelete_takes.emit((ids,) if isinstance(ids, str) else tuple(ids))
+
+    def purge_takes(self) -> None:
+        self._purge_takes.emit()
+
+    def prune_takes(self, max_age_days: float) -> None:
+        self._prune_takes.emit(float(max_age_days))
+
+    def set_asr_check(self, enabled: bool) -> None:
+        self._set_asr_check.emit(bool(enabled))
 
     def cancel(self, job: int | None = None) -> None:
         """Cancel one job, or every queued and running one."""

@@ -24,6 +24,8 @@ class LoadRequest:
     disk_items: int = 32
     memory_items: int = 8
     asr_model: str = "openai/whisper-large-v3-turbo"
+    retention_days: float = 0.0  # prune unstarred takes older than this on start-up; 0 keeps all
+    asr_check: bool = False  # transcribe every take and store its character error rate
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class ModelInfo:
     device: str
     precision: str
     sample_rate: int
+    precision_reason: str = ""  # why this precision, e.g. "auto: CPU has native bf16 (avx512_bf16)"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class RenderRequest:
     seeds: tuple[int | None, ...] = (None,)
     options: GenerationOptions = field(default_factory=GenerationOptions)
     mode: str = "clone"  # which view asked: "clone" or "design"
+    voice_id: str | None = None  # the saved voice the reference came from, if any
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class TakeAudio:
     audio: np.ndarray  # (T,) float32
     sample_rate: int
     seed: int
+    take_id: str | None = None  # its row in the take library; None when saving failed
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,7 @@ class RenderResult:
     accel_active: str
     fallback_reason: str | None
     warnings: tuple[str, ...] = ()
+    batch: str | None = None  # the take library's batch id of these takes
 
     @property
     def audio_seconds(self) -> float:

@@ -25,17 +25,16 @@ from studio.worker.jobs import (
     RenderResult,
     TakeAudio,
 )
+from studio.worker.keeper import TakeKeeper, take_run
 
 log = logging.getLogger(__name__)
 
 INTERNAL_ERROR = "An unexpected internal error stopped this job; the log file in the data folder has the details."
 
 
-def accel_state(requested: str) -> AccelState:
-    """What the standard engine can honour today: everything but 'off' falls back."""
-    if requested == "off":
-        return AccelState("off", "off", None)
-    return AccelState(requested, "off", f"{requested}: not available in this version, rendered on the standard path")
+def accel_state(report) -> AccelState:
+    """An Accelerator's report (studio.engine.accel) as the dataclass the views receive."""
+    return AccelState(report.requested, report.active, report.reason)
 
 
 class InferenceWorker(QObject):
@@ -49,15 +48,25 @@ class InferenceWorker(QObject):
     transcribed = Signal(int, str)  # job, transcript
     accel_changed = Signal(object)  # AccelState
     cache_cleared = Signal(int)  # entries removed
+    takes_changed = Signal()  # after any write to the take library
+    takes_failed = Signal(str)  # a take edit was refused: one sentence
 
-    def __init__(self, load_engine=None, data_dir: Path | None = None):
+    def __init__(self, load_engine=None, data_dir: Path | None = None, accel_platform=None):
         super().__init__()
+        from studio.engine.accel.accelerator import Accelerator
+
+        # One Accelerator for the worker's life: a mode that failed stays off until restart.
+        self.accelerator = Accelerator("off", platform=accel_platform, on_stage=self._accel_stage)
+        self._staged = False
         self._load_engine = load_engine  # None: Engine.load, imported on this thread
         self._data_dir = data_dir
         self.engine = None  # studio.engine.engine.Engine, once loaded
         self.prompts = None  # PromptSource, made with the engine
         self.accel = AccelState("off", "off", None)
         self._request: LoadRequest | None = None
+        self.keeper = TakeKeeper(data_dir)  # the take library's one writer, opened lazily
+        self.asr_check = False
+        self._purged = False  # deleted takes of earlier sessions go once, at the first load
 
     # ---------------------------------------------------------------- model
 
@@ -69,10 +78,14 @@ class InferenceWorker(QObject):
         from studio.paths import data_dir
 
         self.model_loading.emit(f"Loading {request.source} …")
+        # Take settings apply even when the model then fails to load.
+        self.asr_check = request.asr_check
+        self.keeper.asr_problem = None  # a new ASR model setting gets a fresh try
+        self._prune_on_start(request.retention_days)
         try:
             # torch and transformers are first imported here, on the worker thread,
             # so the window is up and responsive while they load.
-            from studio.engine.engine import Engine, precision_name
+            from studio.engine.engine import Engine
 
             load = self._load_engine or Engine.load
             engine = load(request.source, device=request.device, precision=request.precision)
@@ -85,25 +98,48 @@ class InferenceWorker(QObject):
             return
         folder = (self._data_dir or data_dir()) / "prompt_cache" if request.disk_cache else None
         cache = PromptCache(folder, memory_items=request.memory_items, disk_items=request.disk_items)
+        self.accelerator.release()  # off the previous engine, if any
         self.engine, self._request = engine, request
         self.prompts = PromptSource(
             engine, cache, asr_model=request.asr_model, keep_keys=saved_voice_cache_keys
         )
-        self.accel = accel_state(request.accel)
-        self.accel_changed.emit(self.accel)
-        self.model_loaded.emit(
-            ModelInfo(
-                source=request.source,
-                device=str(engine.device),
-                precision=precision_name(engine.dtype),
-                sample_rate=engine.sample_rate,
-            )
-        )
+        self.accelerator.request(request.accel)
+        self._prepare_accel()
+        self.model_loaded.emit(self._model_info())
 
     @Slot(str)
     def set_accel(self, requested: str) -> None:
-        self.accel = accel_state(requested)
+        """Switch acceleration; before a model is loaded it is applied with the load."""
+        self.accelerator.request(requested)
+        if self.engine is None:
+            return
+        self._staged = False
+        self._prepare_accel()
+        if self._staged:  # compile showed its warm-up as a loading stage: loaded again now
+            self.model_loaded.emit(self._model_info())
+
+    def _model_info(self) -> ModelInfo:
+        from studio.engine.engine import precision_name
+
+        engine = self.engine
+        return ModelInfo(
+            source=self._request.source,
+            device=str(engine.device),
+            precision=precision_name(engine.dtype),
+            sample_rate=engine.sample_rate,
+            precision_reason=getattr(engine, "precision_reason", ""),
+        )
+
+    def _prepare_accel(self) -> None:
+        try:
+            self.accel = accel_state(self.accelerator.prepare(self.engine))
+        except UserError as exc:  # a malformed override in the environment
+            self.accel = AccelState(self.accelerator.requested, "off", str(exc))
         self.accel_changed.emit(self.accel)
+
+    def _accel_stage(self, stage: str) -> None:
+        self._staged = True
+        self.model_loading.emit(f"Loading: {stage}")
 
     # --------------------------------------------------------------- render
 
@@ -121,11 +157,12 @@ class InferenceWorker(QObject):
         warnings: list[str] = []
         started = time.perf_counter()
         try:
-            prompt, source = None, "none"
+            prompt, source, sha = None, "none", None
             if request.reference is not None:
                 prompt, source = self.prompts.obtain(
                     request.reference, request.ref_text, request.preprocess, warn=warnings.append
                 )
+                sha = self.prompts.audio_sha256(request.reference)  # memoised by obtain
             items = [
                 SynthesisItem(
                     text=request.text,
@@ -142,9 +179,15 @@ class InferenceWorker(QObject):
             def on_progress(p) -> None:
                 self.progress.emit(job, p.step, p.steps, p.chunk, p.chunks)
 
-            renders = self.engine.synthesize(
+            renders = self.accelerator.run(lambda: self.engine.synthesize(
                 items, request.options, on_progress=on_progress, cancel=cancel, warn=warnings.append
-            )
+            ))
+            report = accel_state(self.accelerator.report)
+            if report != self.accel:  # the accelerated path failed; the standard one rendered
+                self.accel = report
+                if report.reason:
+                    warnings.append(report.reason)
+                self.accel_changed.emit(report)
         except Cancelled:
             self.cancelled.emit(job)
             return
@@ -155,12 +198,17 @@ class InferenceWorker(QObject):
             log.exception("render job %d failed", job)
             self.failed.emit(job, INTERNAL_ERROR)
             return
+        seconds = time.perf_counter() - started
+        batch, ids = self._keep_takes(request, renders, seconds, sha, warnings)
         self.finished.emit(
             job,
             RenderResult(
                 request=request,
-                takes=tuple(TakeAudio(r.audio, r.sample_rate, r.seed) for r in renders),
-                seconds=time.perf_counter() - started,
+                takes=tuple(
+                    TakeAudio(r.audio, r.sample_rate, r.seed, take_id)
+                    for r, take_id in zip(renders, ids)
+                ),
+                seconds=seconds,
                 prompt_source=source,
                 device=str(self.engine.device),
                 precision=precision_name(self.engine.dtype),
@@ -168,8 +216,25 @@ class InferenceWorker(QObject):
                 accel_active=self.accel.active,
                 fallback_reason=self.accel.reason,
                 warnings=tuple(warnings),
+                batch=batch,
             ),
         )
+
+    def _keep_takes(self, request, renders, seconds, sha, warnings) -> tuple[str, list]:
+        """Save the takes (and their ASR check) before ``finished``; never fails the render."""
+        from studio.engine.engine import precision_name
+
+        audio_seconds = sum(r.audio.shape[-1] / r.sample_rate for r in renders)
+        run = take_run(self._request.source, str(self.engine.device),
+                       precision_name(self.engine.dtype), self.accel, seconds, audio_seconds)
+        cers = [None] * len(renders)
+        if self.asr_check:
+            transcribe = self.prompts.transcribe_audio if self.prompts.transcriber_factory else None
+            cers = self.keeper.check_asr(request.text, renders, transcribe, warnings.append)
+        batch, ids = self.keeper.save(request, renders, run, sha, cers, warnings.append)
+        if any(ids):
+            self.takes_changed.emit()
+        return batch, ids
 
     @Slot(int, object)
     def transcribe(self, job: int, reference: Path) -> None:
@@ -201,5 +266,61 @@ class InferenceWorker(QObject):
     @Slot()
     def release(self) -> None:
         """Drop the model on this thread, before the thread stops."""
+        self.accelerator.release()
         self.engine = None
         self.prompts = None
+        self.keeper.close()
+
+    # ---------------------------------------------------------------- takes
+
+    def _prune_on_start(self, days: float) -> None:
+        """Open the writer now (its sweep recovers from a crash), apply retention, and
+        purge the takes deleted in an earlier session: undo lasts one session."""
+        first = not self._purged
+        self._purged = True
+        self._edit_takes(lambda library: (first and library.purge_deleted(), library.prune(days)))
+
+    def _edit_takes(self, change) -> None:
+        try:
+            change(self.keeper.library())
+        except UserError as exc:
+            self.takes_failed.emit(str(exc))
+            return
+        except Exception:
+            log.exception("a take library change failed")
+            self.takes_failed.emit(INTERNAL_ERROR)
+            return
+        self.takes_changed.emit()
+
+    @Slot(str, bool)
+    def star_take(self, take_id: str, starred: bool) -> None:
+        self._edit_takes(lambda library: library.set_starred(take_id, starred))
+
+    @Slot(str, str)
+    def rename_take(self, take_id: str, name: str) -> None:
+        self._edit_takes(lambda library: library.rename(take_id, name))
+
+    @Slot(str, str)
+    def note_take(self, take_id: str, notes: str) -> None:
+        self._edit_takes(lambda library: library.set_notes(take_id, notes))
+
+    @Slot(object)
+    def delete_takes(self, ids) -> None:
+        self._edit_takes(lambda library: library.delete(ids))
+
+    @Slot(object)
+    def undelete_takes(self, ids) -> None:
+        self._edit_takes(lambda library: library.undelete(ids))
+
+    @Slot()
+    def purge_takes(self) -> None:
+        self._edit_takes(lambda library: library.purge_deleted())
+
+    @Slot(float)
+    def prune_takes(self, max_age_days: float) -> None:
+        self._edit_takes(lambda library: library.prune(max_age_days))
+
+    @Slot(bool)
+    def set_asr_check(self, enabled: bool) -> None:
+        self.asr_check = bool(enabled)
+        self.keeper.asr_problem = None

@@ -1,0 +1,78 @@
+"""A take's snapshot and the request that renders it again.
+
+``settings_of`` freezes a :class:`RenderRequest` (one of its seeds) into the
+:class:`TakeSettings` stored with the take; ``request_from_take`` turns that back
+into a request. With the take's own seed the new render has identical samples
+(same model, device and precision); with another seed it is a variation.
+No torch and no Qt: views call ``request_from_take`` on the GUI thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+from pathlib import Path
+
+from studio.engine.errors import UserError
+from studio.engine.options import DecodeOptions, GenerationOptions
+from studio.library.takes import Take, TakeSettings
+from studio.worker.jobs import RenderRequest
+
+
+def settings_of(
+    request: RenderRequest, seed: int, reference_sha256: str | None, voice_id: str | None
+) -> TakeSettings:
+    reference = request.reference
+    return TakeSettings(
+        text=request.text,
+        language=request.language,
+        instruct=request.instruct,
+        mode=request.mode,
+        voice_id=voice_id,
+        reference_path=str(Path(reference).absolute()) if reference is not None else None,
+        reference_sha256=reference_sha256,
+        ref_text=request.ref_text,
+        preprocess=request.preprocess,
+        speed=request.speed,
+        duration=request.duration,
+        seed=int(seed),
+        options=asdict(request.options),
+    )
+
+
+def _only(cls, data: dict) -> dict:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+def options_of(data: dict) -> GenerationOptions:
+    """GenerationOptions from a stored dict; keys this version does not know are ignored
+    and missing ones take today's defaults."""
+    values = _only(GenerationOptions, data)
+    values["decode"] = DecodeOptions(**_only(DecodeOptions, data.get("decode") or {}))
+    return GenerationOptions(**values)
+
+
+def request_from_take(take: Take, seed: int | None = None) -> RenderRequest:
+    """The request that renders ``take`` again: with its own seed (``seed=None``) the
+    samples are identical; with another seed it is a variation."""
+    s = take.settings
+    reference = Path(s.reference_path) if s.reference_path else None
+    if reference is not None and not reference.is_file():
+        raise UserError(
+            f"The reference clip {reference} of this take no longer exists; put it back or "
+            "copy the settings into the editor and choose another clip."
+        )
+    return RenderRequest(
+        text=s.text,
+        language=s.language,
+        instruct=s.instruct,
+        reference=reference,
+        ref_text=s.ref_text,
+        preprocess=s.preprocess,
+        speed=s.speed,
+        duration=s.duration,
+        seeds=(s.seed if seed is None else int(seed),),
+        options=options_of(s.options),
+        mode=s.mode,
+        voice_id=s.voice_id,
+    )
