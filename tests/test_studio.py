@@ -106,3 +106,56 @@ def test_a_failing_job_shows_its_reason_on_the_status_bar(qtbot, studio, tmp_pat
         qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
     assert done.args[1].prompt_source == "encoded"
     assert np.isfinite(done.args[1].takes[0].audio).all()
+
+
+def test_three_takes_of_one_generate_are_listed_after_a_restart(qtbot, qapp, settings,
+                                                                 monkeypatch, tmp_path):
+    from studio.app import build_studio
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+
+    def open_studio():
+        window = build_studio(qapp, settings)
+        qtbot.addWidget(window)
+        window.show()
+        return window
+
+    def close_studio(window):
+        window.close()
+        qapp.aboutToQuit.emit()
+        assert not window._controller.thread.isRunning()
+        qapp.aboutToQuit.disconnect(window._controller.shutdown)
+        qapp.aboutToQuit.disconnect(window._player.close)
+
+    window = open_studio()
+    try:
+        with qtbot.waitSignal(window._controller.worker.model_loaded, timeout=60_000):
+            window.load_model()
+        window.show_view("design")
+        window.designView.form.takesSpin.setValue(3)
+        with qtbot.waitSignal(window._controller.worker.finished, timeout=120_000) as done:
+            _design_render(qtbot, window, "Three takes at once.")
+        result = done.args[1]
+        ids = [t.take_id for t in result.takes]
+        assert len(ids) == 3 and None not in ids
+        assert len({t.seed for t in result.takes}) == 3
+        panel = window.takesPanel
+        # waitSignal can return (worker thread) before the window's queued slot has run.
+        qtbot.waitUntil(lambda: len(panel.selected_takes()) == 3, timeout=5_000)
+        assert panel.model.rowCount() == 3
+        assert {t.id for t in panel.selected_takes()} == set(ids)  # the batch, selected
+    finally:
+        close_studio(window)
+
+    # A new studio on the same data folder lists them (no model needed to browse).
+    again = open_studio()
+    try:
+        panel = again.takesPanel
+        assert [panel.model.take(r).id for r in range(3)] == ids  # together, in render order
+        assert [panel.model.index(r).data(panel.model.MetaRole).split(" · ")[0]
+                for r in range(3)] == ["1/3", "2/3", "3/3"]
+        assert panel.waveform.has_audio()  # the newest take's audio reads back
+    finally:
+        close_studio(again)
+

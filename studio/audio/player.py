@@ -9,10 +9,12 @@ Real-time rules (as in Friture):
   ``position_changed``; when the callback has reached the end it raises a flag, and
   the timer, on the main thread, closes the stream and emits ``finished``.
 * Hand-over between the threads uses single attribute assignments, which are atomic
-  under the GIL: the main thread swaps in a new array reference (A/B switching) or
-  posts a seek as one ``(serial, frame)`` tuple; only the callback writes the
-  playhead while the stream runs. When the stream is stopped, the main thread owns
-  everything.
+  under the GIL: the main thread swaps in a new ``(array, gain)`` pair (A/B
+  switching, loudness matching) or posts a seek as one ``(serial, frame)`` tuple;
+  only the callback writes the playhead while the stream runs. When the stream is
+  stopped, the main thread owns everything.
+* The gain is applied by ``np.multiply(..., out=outdata)``: no buffer is allocated
+  in the callback, and a clip and its gain always change together.
 
 The playhead counts samples handed to the device, so while playing the position runs
 ahead of what is heard by the output latency (tens of milliseconds). Pausing aborts
@@ -68,6 +70,13 @@ def resample_linear(audio: np.ndarray, rate: int, target: int) -> np.ndarray:
     return out
 
 
+def _check_gain(gain: float) -> float:
+    value = float(gain)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"gain must be a finite number >= 0, got {gain}")
+    return value
+
+
 def _check_rate(sample_rate: int) -> int:
     rate = int(sample_rate)
     if rate <= 0:
@@ -115,6 +124,8 @@ class Player(QObject):
         # Shared with the callback (see the module docstring for who writes what).
         self._feed = self._source  # what the callback plays, at _feed_rate
         self._feed_rate = self._source_rate
+        self._gain = 1.0  # linear output gain (A/B loudness matching)
+        self._mix = (self._feed, self._gain)  # what the callback reads, swapped as one
         self._playhead = 0
         self._seek_request = (0, 0)  # (serial, frame), posted by the main thread
         self._seek_applied = 0  # the serial the callback has applied
@@ -138,6 +149,9 @@ class Player(QObject):
     def duration(self) -> float:
         return self._feed.size / self._feed_rate
 
+    def gain(self) -> float:
+        return self._gain
+
     def position(self) -> float:
         return self._frame() / self._feed_rate
 
@@ -158,11 +172,11 @@ class Player(QObject):
             self._seek_applied = request[0]
             self._playhead = request[1]
             self._run_frames = 0  # nothing before the seek point is waiting to be heard
-        feed = self._feed
+        feed, gain = self._mix
         start = min(self._playhead, feed.size)
         count = min(frames, feed.size - start)
         if count > 0:
-            outdata[:count, 0] = feed[start : start + count]
+            np.multiply(feed[start : start + count], gain, out=outdata[:count, 0])
         if count < frames:
             outdata[count:] = 0.0
             self._tail += frames - count
@@ -234,6 +248,11 @@ class Player(QObject):
             self._seek_applied = self._seek_request[0]
         self._emit_position()
 
+    def set_gain(self, gain: float) -> None:
+        """Scale the output by ``gain`` (linear) from the next block on."""
+        self._gain = _check_gain(gain)
+        self._mix = (self._feed, self._gain)
+
     def set_device(self, index: int | None) -> None:
         """Play through output device ``index`` (None: the system default) from now on.
 
@@ -254,27 +273,32 @@ class Player(QObject):
 
     # ------------------------------------------------------------------ loading
 
-    def load(self, audio: np.ndarray, sample_rate: int, key: object = None) -> None:
-        """Load a clip (float32 mono; ``(C, T)`` is averaged) and stop at its start."""
-        mono, rate = as_mono(audio), _check_rate(sample_rate)
+    def load(self, audio: np.ndarray, sample_rate: int, key: object = None, *,
+             gain: float = 1.0) -> None:
+        """Load a clip (float32 mono; ``(C, T)`` is averaged) and stop at its start.
+
+        ``gain`` scales its output (linear; 1.0 plays it as it is).
+        """
+        mono, rate, gain = as_mono(audio), _check_rate(sample_rate), _check_gain(gain)
         self._timer.stop()
         self._drop_stream()
-        self._replace(mono, rate, key)
+        self._replace(mono, rate, key, gain)
         self._playhead = 0
         self._set_state(STOPPED)
         self.loaded.emit(key)
         self._emit_position(force=True)
 
     def play_at_same_position(
-        self, audio: np.ndarray, sample_rate: int, key: object = None
+        self, audio: np.ndarray, sample_rate: int, key: object = None, *, gain: float = 1.0
     ) -> None:
         """A/B switch: load another clip and carry on from the same time, in the same state.
 
         While playing at a rate the new clip can use, only the array under the running
-        stream is swapped: not a single sample of the timeline is lost or repeated.
-        A clip shorter than the current time finishes at once.
+        stream is swapped (with its ``gain``, in one assignment): not a single sample
+        of the timeline is lost or repeated. A clip shorter than the current time
+        finishes at once.
         """
-        mono, rate = as_mono(audio), _check_rate(sample_rate)
+        mono, rate, gain = as_mono(audio), _check_rate(sample_rate), _check_gain(gain)
         state = self._state
         if state == PLAYING and self._stream is not None:
             if rate == self._feed_rate:
@@ -286,7 +310,8 @@ class Player(QObject):
             if feed is not None:
                 self._source, self._source_rate, self._key = mono, rate, key
                 self._has_clip = True
-                self._feed = feed  # one reference swap; the playhead carries on
+                self._feed, self._gain = feed, gain
+                self._mix = (feed, gain)  # one reference swap; the playhead carries on
                 self.loaded.emit(key)
                 return
         if state == PLAYING:
@@ -294,7 +319,7 @@ class Player(QObject):
         seconds = self.position()
         self._timer.stop()
         self._drop_stream()
-        self._replace(mono, rate, key)
+        self._replace(mono, rate, key, gain)
         self._playhead = max(0, min(int(round(seconds * rate)), mono.size))
         self.loaded.emit(key)
         if state == PLAYING:
@@ -312,11 +337,12 @@ class Player(QObject):
 
     # ------------------------------------------------------------------ internals
 
-    def _replace(self, mono: np.ndarray, rate: int, key: object) -> None:
+    def _replace(self, mono: np.ndarray, rate: int, key: object, gain: float) -> None:
         """Install a new clip; the stream must be closed."""
         self._source, self._source_rate, self._key = mono, rate, key
         self._has_clip = True
-        self._feed, self._feed_rate = mono, rate
+        self._feed, self._feed_rate, self._gain = mono, rate, gain
+        self._mix = (mono, gain)
         self._seek_applied = self._seek_request[0]
         self._ended = False
         self._tail = 0
@@ -350,6 +376,7 @@ class Player(QObject):
             seconds = min(self._playhead, self._feed.size) / self._feed_rate
             self._feed = resample_linear(self._source, self._source_rate, rate)
             self._feed_rate = rate
+            self._mix = (self._feed, self._gain)
             self._playhead = min(int(round(seconds * rate)), self._feed.size)
         return stream
 

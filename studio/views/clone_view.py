@@ -104,6 +104,12 @@ class CloneView(JobSlots, QWidget):
         if path is not None and self.form.message_text() == NO_REFERENCE:
             self.form.clear_message()
 
+    def apply_take(self, settings) -> None:
+        """Copy a take's ``TakeSettings`` into the view (the takes panel's To editor)."""
+        note = self.form.apply_settings(settings)
+        problem = self._apply_take_reference(settings)
+        self.form.show_outcome(problem, note)
+
     # ------------------------------------------------------------------ persistence
     def save_state(self, settings) -> None:
         self.reference.save_state(settings)

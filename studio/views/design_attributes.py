@@ -77,6 +77,22 @@ def build_instruct(selection: dict[str, str | None]) -> str | None:
     return ", ".join(words) if words else None
 
 
+def selection_from_instruct(instruct: str | None) -> dict[str, str | None] | None:
+    """The picker selection an instruct (as stored with a take) stands for; None if a
+    word in it is no attribute the pickers know."""
+    selection: dict[str, str | None] = dict.fromkeys(CATEGORY_KEYS)
+    for word in re.split(r"\s*[,，]\s*", (instruct or "").strip()):
+        if not word:
+            continue
+        word = word.lower()
+        found = next(((c.key, item_key(i)) for c in CATEGORIES for i in c.items
+                      if word in (i.en, i.zh)), None)
+        if found is None:
+            return None
+        selection[found[0]] = found[1]
+    return selection
+
+
 def accepted(selection: dict[str, str | None]) -> bool:
     """Whether the engine accepts this selection (in either output language)."""
     try:
@@ -465,6 +481,15 @@ class DesignAttributes(QWidget):
             return False
         self._apply(wanted)
         return True
+
+    def set_instruct(self, instruct: str | None) -> bool:
+        """Show the attributes of ``instruct`` (a take's), clearing the description;
+        False (nothing changed) when the pickers cannot hold it."""
+        selection = selection_from_instruct(instruct)
+        if selection is None or not accepted(selection):
+            return False
+        self.clear()
+        return self.set_selection(selection)
 
     def set_description(self, text: str) -> None:
         self.describeEdit.setPlainText(text)

@@ -129,6 +129,18 @@ class DesignView(JobSlots, QWidget):
         if path is not None:
             self.referenceSection.set_expanded(True)
 
+    def apply_take(self, settings) -> None:
+        """Copy a take's ``TakeSettings`` into the view (the takes panel's To editor)."""
+        note = self.form.apply_settings(settings)
+        self.attributes.set_target_text(settings.text)
+        if not self.attributes.set_instruct(settings.instruct):
+            note = (f"The take's voice design '{settings.instruct}' does not fit the pickers; "
+                    "it was left as it is.")
+        problem = self._apply_take_reference(settings)
+        if settings.reference_path:
+            self.referenceSection.set_expanded(True)
+        self.form.show_outcome(problem, note)
+
     # ------------------------------------------------------------------ persistence
     def save_state(self, settings) -> None:
         self.attributes.save_state(settings, STATE_PREFIX)

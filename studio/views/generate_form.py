@@ -485,6 +485,48 @@ class GenerateForm(QWidget):
             "preprocess": self.preprocessCheck.isChecked(),
         }
 
+    def apply_settings(self, settings) -> str | None:
+        """Fill the form from a take's ``TakeSettings``, seed locked to the take's seed
+        (so Generate renders that take again). Returns a sentence when the form
+        cannot hold a value exactly (a step count between presets), else None."""
+        self.set_text(settings.text)
+        self.languagePicker.set_language(settings.language)
+        options = settings.options or {}
+        decode = options.get("decode") or {}
+        note = None
+        if settings.language and self.languagePicker.language() != settings.language:
+            note = f"The take's language '{settings.language}' is not in the list; Auto is set."
+        steps = decode.get("num_step")
+        if isinstance(steps, int) and steps > 0:
+            preset = min(PRESETS, key=lambda name: abs(PRESETS[name][0] - steps))
+            if PRESETS[preset][0] != steps:
+                note = (f"The take used {steps} decoding steps; the nearest preset, "
+                        f"{preset} ({PRESETS[preset][0]} steps), is set.")
+            self.set_preset(preset)
+        for key, spin in (("guidance_scale", self.guidanceSpin), ("t_shift", self.tShiftSpin)):
+            value = _as_float(decode.get(key))
+            if value is not None:
+                spin.setValue(value)
+        for key, check in (("denoise", self.denoiseCheck), ("postprocess", self.postprocessCheck)):
+            if isinstance(options.get(key), bool):
+                check.setChecked(options[key])
+        self.preprocessCheck.setChecked(bool(settings.preprocess))
+        if settings.duration is not None:
+            self.set_length_mode("duration")
+            self.durationSpin.setValue(settings.duration)
+        elif settings.speed is not None:
+            self.set_length_mode("speed")
+            self.speedSpin.setValue(settings.speed)
+        else:
+            self.set_length_mode("natural")
+        self.seedLock.setChecked(True)
+        self.seedSpin.setValue(max(0, min(int(settings.seed), MAX_SEED)))
+        if not 0 <= int(settings.seed) <= MAX_SEED:  # a seed from an older version
+            note = (f"The take's seed {settings.seed} is larger than the seed box allows; "
+                    "use Re-render on the take to render it again exactly.")
+        self.advanced.set_expanded(True)  # the locked seed is the point: show it
+        return note
+
     # ------------------------------------------------------------------ state out
     def insert_tag(self, tag: str) -> None:
         """Insert ``tag`` at the cursor (replacing a selection), keeping words apart."""
@@ -556,6 +598,15 @@ class GenerateForm(QWidget):
 
     def clear_message(self) -> None:
         self.message.clear_message()
+
+    def show_outcome(self, problem: str | None, note: str | None) -> None:
+        """A problem as an error, else a note as information, else nothing."""
+        if problem:
+            self.show_message(problem)
+        elif note:
+            self.show_message(note, error=False)
+        else:
+            self.clear_message()
 
     def message_text(self) -> str:
         return self.message.text()

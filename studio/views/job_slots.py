@@ -37,6 +37,19 @@ class JobSlots:
         self.reference.set_transcribing(False)
         self.reference.show_message(sentence)
 
+    def _apply_take_reference(self, settings) -> str | None:
+        """Use a take's reference clip again; a sentence when it is gone."""
+        path = settings.reference_path
+        if not path:
+            self.reference.set_reference(None)
+            return None
+        if not Path(path).is_file() or not self.reference.set_reference(path):
+            return (f"The take's reference clip {path} is no longer there; choose it again "
+                    "to render this take.")
+        if settings.ref_text:
+            self.reference.set_transcript(settings.ref_text)
+        return None
+
     def _transcribe(self, path: Path) -> None:
         self.reference.set_transcribing(True)
         self.transcribe_requested.emit(path)

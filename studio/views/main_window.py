@@ -23,9 +23,11 @@ from PySide6.QtWidgets import (
 )
 
 from studio import __version__
+from studio.engine.errors import UserError
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
+from studio.views.help_menu import install_help_menu
 from studio.views.settings_view import SettingsView
 from studio.views.status_bar import StatusBar
 from studio.views.takes_panel import TakesPanel
@@ -64,6 +66,8 @@ def load_request(settings: Settings, source: str | None = None) -> LoadRequest:
         disk_items=settings.value("cache/disk_items"),
         memory_items=settings.value("cache/memory_items"),
         asr_model=settings.value("asr/model"),
+        retention_days=settings.value("takes/retention_days"),
+        asr_check=settings.value("takes/asr_check"),
     )
 
 
@@ -91,11 +95,12 @@ class MainWindow(QMainWindow):
         self._accel_probe = accel_probe
         self.settingsView = SettingsView(settings, audio_status=audio_status,
                                          session_overrides=session, probe=accel_probe)
-        self.takesPanel = TakesPanel(player, audio_status=audio_status)
+        self.takesPanel = TakesPanel(player, controller=controller, audio_status=audio_status)
         self.statusBarWidget = StatusBar()
         self.setStatusBar(self.statusBarWidget)
         self._build()
         self._wire()
+        self.helpMenu = install_help_menu(self)  # Help: log, data folder, self-test, About
         self.statusBarWidget.set_accel_requested(settings.value("accel/mode"))
         self._setting_changed("audio/output_device")
         self._restore()
@@ -180,6 +185,10 @@ class MainWindow(QMainWindow):
         self.settingsView.clear_cache_requested.connect(self._clear_cache)
         self._settings.changed.connect(self._setting_changed)
         self.takesPanel.play_failed.connect(self.statusBarWidget.show_error)
+        self.takesPanel.message.connect(self.statusBarWidget.show_message)
+        self.takesPanel.rerender_requested.connect(self._rerender)
+        self.takesPanel.copy_settings_requested.connect(self._copy_settings)
+        worker.takes_failed.connect(self._takes_failed)
 
     # ------------------------------------------------------------------ views
     def show_view(self, name: str) -> None:
@@ -200,6 +209,35 @@ class MainWindow(QMainWindow):
         self._jobs[job] = view
         view.set_busy(True)
         self.statusBarWidget.show_message("Rendering …")
+
+    def _mode_view(self, mode: str):
+        return self.designView if mode == "design" else self.cloneView
+
+    @Slot(object, int)
+    def _rerender(self, take, seed: int) -> None:
+        """Render a take again (its own seed: identical audio) through Generate's path."""
+        from studio.worker.snapshot import request_from_take
+
+        try:
+            request = request_from_take(take, seed)
+        except UserError as exc:
+            self.statusBarWidget.show_error(str(exc))
+            return
+        view = self._mode_view(take.settings.mode)
+        self.show_view("design" if view is self.designView else "clone")
+        self._render(view, request)
+
+    @Slot(object)
+    def _copy_settings(self, take) -> None:
+        view = self._mode_view(take.settings.mode)
+        view.apply_take(take.settings)
+        self.show_view("design" if view is self.designView else "clone")
+        self.statusBarWidget.show_message("Copied the take's settings into the editor.")
+
+    @Slot(str)
+    def _takes_failed(self, sentence: str) -> None:
+        self.takesPanel.refresh()  # drop the optimistic edit the worker refused
+        self.statusBarWidget.show_error(sentence)
 
     def _cancel(self, view) -> None:
         for job, owner in list(self._jobs.items()):
@@ -229,6 +267,10 @@ class MainWindow(QMainWindow):
         if key == "audio/output_device" and self._player is not None:
             index = self._settings.value(key)
             self._player.set_device(None if index < 0 else index)
+        elif key == "takes/retention_days" and self._settings.value(key) > 0:
+            self._controller.prune_takes(self._settings.value(key))  # the worker writes
+        elif key == "takes/asr_check":
+            self._controller.set_asr_check(self._settings.value(key))
 
     # ------------------------------------------------------------------ worker -> views
     @Slot(str)
@@ -269,7 +311,7 @@ class MainWindow(QMainWindow):
         view = self._jobs.pop(job, None)
         if view is not None:
             view.on_finished()
-        self.takesPanel.add_result(result)
+        self.takesPanel.show_result(result)
         takes = len(result.takes)
         audio = result.audio_seconds
         rtf = result.seconds / audio if audio > 0 else 0.0

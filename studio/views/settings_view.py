@@ -19,6 +19,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QFrame,
@@ -51,7 +52,7 @@ RELOAD_KEYS = frozenset({
 RELOAD_DELAY_MS = 400
 DEVICE_LABELS = {"auto": "Auto (GPU when there is one)", "cpu": "CPU", "cuda": "CUDA GPU",
                  "mps": "Apple GPU (MPS)"}
-PRECISION_LABELS = {"auto": "Auto (bf16 on GPU, fp32 on CPU)", "fp32": "fp32 (full)",
+PRECISION_LABELS = {"auto": "Auto (bf16 on GPU and native-bf16 CPUs)", "fp32": "fp32 (full)",
                     "bf16": "bf16", "fp16": "fp16"}
 DOWNLOAD_FAILED = ("The download failed unexpectedly; the log file in the data folder "
                    "has the details.")
@@ -154,6 +155,7 @@ class SettingsView(QWidget):
         layout.addSpacing(8)
         layout.addWidget(self._model_section())
         layout.addWidget(self._cache_section())
+        layout.addWidget(self._takes_section())
         layout.addWidget(self._other_section())
         layout.addStretch(1)
 
@@ -201,6 +203,8 @@ class SettingsView(QWidget):
         label = QLabel(setting.label)
         label.setBuddy(control)
         label.setMinimumWidth(190)
+        label.setMaximumWidth(200)  # a long label wraps, so every section's fields line up
+        label.setWordWrap(True)
         note = QLabel()
         note.setObjectName(f"override_{key.replace('/', '_')}")
         note.setWordWrap(True)
@@ -379,6 +383,31 @@ class SettingsView(QWidget):
             spin.setKeyboardTracking(False)  # write when typing ends, not per digit
         return box
 
+    def _takes_section(self) -> QWidget:
+        box, form = self._section("Takes")
+        self.retentionSpin = QDoubleSpinBox()
+        self.retentionSpin.setObjectName("retentionSpin")
+        self.retentionSpin.setRange(0, 3650)
+        self.retentionSpin.setDecimals(0)
+        self.retentionSpin.setSuffix(" days")
+        self.retentionSpin.setSpecialValueText("Never")  # 0: keep every take
+        self.retentionSpin.setFixedWidth(160)
+        self.retentionSpin.setKeyboardTracking(False)  # write when typing ends
+        self.retentionSpin.valueChanged.connect(
+            lambda v: self._write("takes/retention_days", float(v)))
+        self._add(form, "takes/retention_days", self.retentionSpin,
+                  "Unstarred takes older than this are deleted at start-up; starred takes "
+                  "are kept forever",
+                  hint="Never (0) keeps every take. Star a take to keep it regardless.")
+        self.asrCheck = QCheckBox("On")
+        self.asrCheck.setObjectName("asrCheck")
+        self.asrCheck.toggled.connect(lambda on: self._write("takes/asr_check", on))
+        self._add(form, "takes/asr_check", self.asrCheck,
+                  "Transcribe every take and store how far the words differ from the text",
+                  hint="Uses the transcription model below; slower, and a large download "
+                       "the first time.")
+        return box
+
     def _other_section(self) -> QWidget:
         box, form = self._section("Transcription, audio and data")
         self.asrEdit = QLineEdit()
@@ -460,6 +489,8 @@ class SettingsView(QWidget):
                     control.setChecked(bool(value))
                 elif isinstance(control, QSpinBox):
                     control.setValue(int(value))
+                elif isinstance(control, QDoubleSpinBox):
+                    control.setValue(float(value))
                 self._show_override(key, control)
         finally:
             self._loading = False

@@ -141,6 +141,8 @@ class StatusBar(QStatusBar):
         self._model_state("ready", f"Ready: {short_source(info.source)}",
                           f"Model loaded from {info.source} ({info.sample_rate} Hz output)")
         self.deviceLabel.setText(f"{info.device} · {info.precision}")
+        why = f" ({info.precision_reason})" if info.precision_reason else ""
+        self.deviceLabel.setToolTip(f"The model runs on {info.device} in {info.precision}{why}.")
         self.deviceLabel.show()
 
     def set_model_failed(self, reason: str) -> None:

@@ -1,294 +1,183 @@
-"""The takes rendered since the studio opened, newest first, with Play/Pause.
+"""The takes panel: every take in the library, searchable, with the selected take's
+waveform, notes and actions.
 
-``TakesModel`` holds the takes (one row per take of a RenderResult); ``TakesPanel``
-shows them and plays the selected one through the app's shared Player. The panel
-only listens to the player's signals for its state, so a clip started elsewhere
-(the reference panel) shows correctly here too.
+The panel reads a read-only :class:`TakeLibrary` on the GUI thread and never
+writes it: star, rename, notes, delete and undelete go to the worker through the
+controller (``star_take``, ``rename_take``, ...), and the list reloads when the
+worker says ``takes_changed``. Edits show at once (an optimistic patch on the
+model) so the panel never lags behind a key press.
+
+Keys on the list: Space play/pause, S star, F2 rename, Delete delete (Ctrl+Z or
+the Undo bar brings the takes back). Playback goes through the app's shared
+Player; the panel only listens to the player's signals for its state, so a clip
+started elsewhere (the reference panel, the A/B view) shows correctly here too.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import itertools
-from dataclasses import dataclass
+import re
+import secrets
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import (
-    QAbstractListModel,
     QEvent,
     QModelIndex,
     QObject,
     QPoint,
-    QRect,
-    QSize,
     Qt,
+    QTemporaryDir,
+    QTimer,
     Signal,
+    Slot,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPolygon
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListView,
+    QMenu,
+    QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from studio.views.widgets.labels import heading_label, hint_label
-from studio.worker.jobs import RenderResult
+from studio.engine.errors import UserError
+from studio.views.generate_form import MAX_SEED
+from studio.views.take_delegate import STAR_OFF, STAR_ON, TakeDelegate
+from studio.views.takes_model import Row, TakesModel, suspect_tip, voice_text
+from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
+from studio.views.widgets.undo_bar import UndoBar
+from studio.views.widgets.waveform import WaveformView
 
-EXCERPT_CHARS = 90
-MODE_COLORS = {"clone": QColor("#2e6da4"), "design": QColor("#7b4fb8")}
-
-
-@dataclass(frozen=True)
-class Take:
-    key: tuple[str, int]  # what the player is given, unique for the session
-    text: str
-    mode: str
-    seed: int
-    number: int  # 1-based, within its render
-    count: int  # takes in its render
-    seconds: float  # length of the audio
-    rtf: float  # render time / audio time for the whole render
-    created: _dt.datetime
-    audio: np.ndarray
-    sample_rate: int
-
-    @property
-    def excerpt(self) -> str:
-        text = " ".join(self.text.split())
-        return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1].rstrip() + "…"
-
-    @property
-    def details(self) -> str:
-        parts = [f"take {self.number}/{self.count}"] if self.count > 1 else []
-        parts += [f"seed {self.seed}", f"{self.seconds:.1f} s", f"RTF {self.rtf:.2f}"]
-        return " · ".join(parts)
-
-    @property
-    def meta(self) -> str:
-        return " · ".join((self.mode.capitalize(), self.details,
-                           self.created.strftime("%H:%M:%S")))
+SEARCH_DELAY_MS = 200
+NOTES_DELAY_MS = 800
+AUDIO_CACHE = 8  # decoded takes kept for the waveform and quick replay
+ALL_VOICES = "All voices"
+EMPTY_HINT = "Takes you render appear here. Select one and press Space to play it."
+NO_MATCH_HINT = "No take matches the search or filters."
 
 
-def takes_from(result: RenderResult, ids, now: _dt.datetime) -> list[Take]:
-    audio_seconds = result.audio_seconds
-    rtf = result.seconds / audio_seconds if audio_seconds > 0 else 0.0
-    count = len(result.takes)
-    return [
-        Take(
-            key=("take", next(ids)),
-            text=result.request.text,
-            mode=result.request.mode,
-            seed=t.seed,
-            number=i,
-            count=count,
-            seconds=t.audio.shape[-1] / t.sample_rate,
-            rtf=rtf,
-            created=now,
-            audio=t.audio,
-            sample_rate=t.sample_rate,
-        )
-        for i, t in enumerate(result.takes, start=1)
-    ]
+def file_stem(name: str) -> str:
+    """A take name as a file name every file manager accepts."""
+    stem = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", name).replace("·", "-")
+    stem = " ".join(stem.split()).strip(" .")
+    return stem[:80] or "take"
 
 
-class TakesModel(QAbstractListModel):
-    """Takes, newest first. Custom roles give the delegate and tests what they need."""
-
-    TakeRole = Qt.ItemDataRole.UserRole + 1
-    MetaRole = Qt.ItemDataRole.UserRole + 2
-    StateRole = Qt.ItemDataRole.UserRole + 3  # "playing", "paused" or ""
-
-    def __init__(self, parent: QObject | None = None):
-        super().__init__(parent)
-        self._takes: list[Take] = []
-        self._ids = itertools.count(1)
-        self._active: tuple[object, str] = (None, "")  # (player key, state)
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt API
-        return 0 if parent.isValid() else len(self._takes)
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._takes):
-            return None
-        take = self._takes[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return take.excerpt
-        if role == self.MetaRole:
-            return take.meta
-        if role == self.TakeRole:
-            return take
-        if role == self.StateRole:
-            key, state = self._active
-            return state if key == take.key else ""
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{take.text}\n\n{take.meta}"
-        if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{take.excerpt}. {take.meta}"
-        return None
-
-    def add_result(self, result: RenderResult, now: _dt.datetime | None = None) -> int:
-        """Add one row per take, at the top; returns how many were added."""
-        takes = takes_from(result, self._ids, now or _dt.datetime.now())
-        if not takes:
-            return 0
-        self.beginInsertRows(QModelIndex(), 0, len(takes) - 1)
-        self._takes[:0] = takes
-        self.endInsertRows()
-        return len(takes)
-
-    def take(self, row: int) -> Take | None:
-        return self._takes[row] if 0 <= row < len(self._takes) else None
-
-    def row_of(self, key: object) -> int:
-        return next((r for r, t in enumerate(self._takes) if t.key == key), -1)
-
-    def set_active(self, key: object, state: str) -> None:
-        """Mark which take the player holds and in what state, for the delegate."""
-        previous = self.row_of(self._active[0])
-        self._active = (key, state)
-        for row in {previous, self.row_of(key)} - {-1}:
-            index = self.index(row)
-            self.dataChanged.emit(index, index, [self.StateRole])
-
-
-class TakeDelegate(QStyledItemDelegate):
-    """Two lines per take: the text excerpt, then mode pill and details; a play marker."""
-
-    PAD = 8
-    MARK = 18
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        metrics = QFontMetrics(option.font)
-        small = QFontMetrics(self._small(option.font))
-        return QSize(200, self.PAD * 2 + metrics.height() + 4 + small.height() + 2)
-
-    @staticmethod
-    def _small(font: QFont) -> QFont:
-        small = QFont(font)
-        small.setPointSizeF(max(6.0, font.pointSizeF() - 1))
-        return small
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        self.initStyleOption(option, index)
-        take: Take = index.data(TakesModel.TakeRole)
-        state = index.data(TakesModel.StateRole)
-        painter.save()
-        style = option.widget.style() if option.widget else None
-        text = option.text
-        option.text = ""
-        if style:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        palette = option.palette
-        main = palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
-        dim = QColor(main)
-        dim.setAlphaF(0.72 if selected else 0.6)
-
-        rect = option.rect.adjusted(self.PAD, self.PAD, -self.PAD, -self.PAD)
-        # Play marker: a triangle while playing, bars while paused, nothing otherwise.
-        mark = QRect(rect.left(), rect.top() + 2, self.MARK - 6, self.MARK - 6)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        accent = QColor("#2e7d32") if not selected else main
-        if state == "playing":
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(accent)
-            painter.drawPolygon(QPolygon([mark.topLeft(), mark.bottomLeft(),
-                                          QPoint(mark.right(), mark.center().y())]))
-        elif state == "paused":
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(accent)
-            w = max(2, mark.width() // 3)
-            painter.drawRect(mark.left(), mark.top(), w, mark.height())
-            painter.drawRect(mark.right() - w + 1, mark.top(), w, mark.height())
-        rect.setLeft(rect.left() + self.MARK)
-
-        metrics = QFontMetrics(option.font)
-        small = self._small(option.font)
-        smetrics = QFontMetrics(small)
-        line = QRect(rect.left(), rect.top(), rect.width(), metrics.height())
-        if take is not None:  # the time, right-aligned on the first line
-            clock = take.created.strftime("%H:%M")
-            painter.setFont(small)
-            painter.setPen(dim)
-            painter.drawText(line, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                             clock)
-            line.setRight(line.right() - smetrics.horizontalAdvance(clock) - 10)
-        painter.setFont(option.font)
-        painter.setPen(main)
-        painter.drawText(line, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(text, Qt.TextElideMode.ElideRight, line.width()))
-
-        painter.setFont(small)
-        top = line.bottom() + 5
-        mode = take.mode.capitalize() if take else ""
-        pill_w = smetrics.horizontalAdvance(mode) + 12
-        pill = QRect(rect.left(), top, pill_w, smetrics.height() + 2)
-        color = MODE_COLORS.get(take.mode if take else "", QColor("#666666"))
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(color if not selected else main)
-        painter.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2)
-        painter.setPen(QColor("white") if not selected else palette.color(QPalette.ColorRole.Highlight))
-        painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, mode)
-        rest = take.details if take is not None else ""
-        details = QRect(pill.right() + 8, top, rect.right() - pill.right() - 8, pill.height())
-        painter.setPen(dim)
-        painter.drawText(details, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         smetrics.elidedText(rest, Qt.TextElideMode.ElideRight, details.width()))
-        painter.restore()
+def _clock(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 class TakesPanel(QWidget):
-    """The takes list with Play/Pause through the shared player (Space toggles)."""
+    """The take library, one take's details and its actions.
+
+    ``library``: a read-only TakeLibrary (None: the data folder's, opened on first
+    use). ``controller``: the WorkerController that writes (None: read-only panel).
+    """
 
     play_failed = Signal(str)  # one sentence, for the status bar
+    message = Signal(str)  # an information sentence, for the status bar
+    rerender_requested = Signal(object, int)  # Take, seed
+    copy_settings_requested = Signal(object)  # Take
 
-    def __init__(self, player=None, *, audio_status=None, parent: QWidget | None = None):
+    def __init__(self, player=None, *, controller=None, library=None, audio_status=None,
+                 parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("takesPanel")
         self.setAccessibleName("Takes")
         self._player = player
-        self.model = TakesModel(self)
+        self._controller = controller
+        self._library = library
         self._reason: str | None = None
+        self._audio: OrderedDict[str, tuple[np.ndarray, int]] = OrderedDict()
+        self._undo: list[tuple[str, ...]] = []  # deleted batches, newest last
+        self._restored: tuple[str, ...] = ()  # undeleted takes to select once listed
+        self._stale = False  # a reload waits for the name editor to close
+        self._export_choice: tuple[str | None, str | None] = (None, None)  # this session's
+        self._open_error = ""
+        self._notes_for: str | None = None  # the take the notes editor holds
+        self._drag_dir: QTemporaryDir | None = None
+        self._drags = 0
+        self.model = TakesModel(self)
+        self.model.drag_files = self._drag_files
         self._build()
+        self._connect()
         if player is not None:
             player.state_changed.connect(self._player_state)
             player.position_changed.connect(self._player_position)
+            player.loaded.connect(self._player_loaded)
             player.error.connect(self.play_failed)
+        if controller is not None and hasattr(controller, "takes_changed"):
+            controller.takes_changed.connect(self.refresh)
         if audio_status is None:
             from studio.audio.backend import audio_status as probe
 
             audio_status = probe()
         self.set_audio_status(audio_status)
+        self.refresh()
 
+    # ------------------------------------------------------------------ building
     def _build(self) -> None:
         self.title = heading_label("Takes", size_delta=2)
         self.countLabel = hint_label("")
         self.countLabel.setWordWrap(False)
         self.countLabel.setAccessibleName("Number of takes")
 
+        self.searchEdit = QLineEdit()
+        self.searchEdit.setObjectName("takesSearch")
+        self.searchEdit.setPlaceholderText("Search text, names and notes")
+        self.searchEdit.setClearButtonEnabled(True)
+        self.searchEdit.setAccessibleName("Search takes")
+        self.searchEdit.setToolTip("Shows the takes whose text, name or notes contain every word")
+        self.voiceCombo = QComboBox()
+        self.voiceCombo.setObjectName("takesVoiceFilter")
+        self.voiceCombo.setAccessibleName("Voice filter")
+        self.voiceCombo.setToolTip("Show only the takes of one voice")
+        self.voiceCombo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.voiceCombo.setMinimumContentsLength(8)
+        self.voiceCombo.addItem(ALL_VOICES, None)
+        self.starredButton = QToolButton()
+        self.starredButton.setObjectName("takesStarredFilter")
+        self.starredButton.setText(f"{STAR_ON} Starred")
+        self.starredButton.setCheckable(True)
+        self.starredButton.setAccessibleName("Starred takes only")
+        self.starredButton.setToolTip("Show only starred takes")
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+
         self.list = QListView()
         self.list.setObjectName("takesList")
         self.list.setModel(self.model)
-        self.list.setItemDelegate(TakeDelegate(self.list))
-        self.list.setSelectionMode(QListView.SelectionMode.SingleSelection)
+        self.delegate = TakeDelegate(self.list)
+        self.list.setItemDelegate(self.delegate)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setUniformItemSizes(True)
-        self.list.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
-        self.list.setAccessibleName("Takes rendered this session")
-        self.list.setToolTip("Takes rendered since the studio opened, newest first. "
-                             "Space or double-click plays the selected take.")
+        self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.list.setDragEnabled(True)
+        self.list.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        self.list.setDefaultDropAction(Qt.DropAction.CopyAction)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.setAccessibleName("Takes in the library")
         self.list.installEventFilter(self)
-        self.list.doubleClicked.connect(lambda _index: self.toggle())
-        self.list.selectionModel().currentChanged.connect(lambda *_: self._refresh())
 
-        self.empty = hint_label("Takes you render appear here. Select one and press Space "
-                                "to play it.")
+        self.empty = hint_label(EMPTY_HINT)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setObjectName("takesEmpty")
         self.empty.setContentsMargins(16, 16, 16, 16)
@@ -296,34 +185,347 @@ class TakesPanel(QWidget):
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.list)
 
-        self.playButton = QPushButton("Play")
-        self.playButton.setObjectName("playTakeButton")
-        self.playButton.setAccessibleName("Play or pause the selected take")
-        self.playButton.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
-        self.playButton.setMinimumWidth(96)
-        self.playButton.clicked.connect(self.toggle)
-        self.timeLabel = QLabel("")
-        self.timeLabel.setObjectName("takeTime")
-        self.timeLabel.setAccessibleName("Playback position")
+        self.undoBar = UndoBar()
 
         header = QHBoxLayout()
         header.addWidget(self.title)
         header.addStretch(1)
         header.addWidget(self.countLabel)
-        bar = QHBoxLayout()
-        bar.addWidget(self.playButton)
-        bar.addStretch(1)
-        bar.addWidget(self.timeLabel)
+        filters = QHBoxLayout()
+        filters.setSpacing(6)
+        filters.addWidget(self.voiceCombo, 1)
+        filters.addWidget(self.starredButton)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 18, 12, 12)
         layout.setSpacing(8)
         layout.addLayout(header)
+        layout.addWidget(self.searchEdit)
+        layout.addLayout(filters)
         layout.addWidget(self.stack, 1)
-        layout.addLayout(bar)
-        self._refresh()
+        layout.addWidget(self.undoBar)
+        layout.addWidget(self._build_detail())
 
-    # ------------------------------------------------------------------ API
+        self.undoShortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self)
+        self.undoShortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+
+    def _build_detail(self) -> QWidget:
+        self.detail = QFrame()
+        self.detail.setObjectName("takeDetail")
+        self.nameLabel = QLabel("")
+        self.nameLabel.setObjectName("takeName")
+        font = self.nameLabel.font()
+        font.setBold(True)
+        self.nameLabel.setFont(font)
+        self.nameLabel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.starButton = QToolButton()
+        self.starButton.setObjectName("starButton")
+        self.starButton.setCheckable(True)
+        self.starButton.setAutoRaise(True)
+        self.starButton.setText(STAR_OFF)
+        self.starButton.setAccessibleName("Star")
+        self.renameButton = QToolButton()
+        self.renameButton.setObjectName("renameButton")
+        self.renameButton.setText("Rename")
+        self.renameButton.setAutoRaise(True)
+        self.renameButton.setToolTip("Rename the take (F2)")
+
+        self.waveform = WaveformView()
+        self.waveform.setObjectName("takeWaveform")
+        self.waveform.setAccessibleName("Waveform of the selected take")
+        self.waveform.setMinimumHeight(52)
+
+        self.playButton = QPushButton("Play")
+        self.playButton.setObjectName("playTakeButton")
+        self.playButton.setAccessibleName("Play or pause the selected take")
+        self.playButton.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
+        self.playButton.setMinimumWidth(88)
+        self.timeLabel = QLabel("")
+        self.timeLabel.setObjectName("takeTime")
+        self.timeLabel.setAccessibleName("Playback position")
+        self.infoLabel = hint_label("")
+        self.infoLabel.setObjectName("takeInfo")
+        self.infoLabel.setAccessibleName("How the take was made")
+        self.suspectLabel = MessageLabel()
+        self.suspectLabel.setObjectName("takeSuspects")
+
+        self.notesEdit = QPlainTextEdit()
+        self.notesEdit.setObjectName("takeNotes")
+        self.notesEdit.setPlaceholderText("Notes…")
+        self.notesEdit.setAccessibleName("Notes on the take")
+        self.notesEdit.setToolTip("Your notes on this take; saved as you type and searchable")
+        self.notesEdit.setTabChangesFocus(True)
+        self.notesEdit.setFixedHeight(self.notesEdit.fontMetrics().lineSpacing() * 2 + 14)
+        self._notes_timer = QTimer(self)
+        self._notes_timer.setSingleShot(True)
+        self._notes_timer.setInterval(NOTES_DELAY_MS)
+
+        def action(name: str, text: str, tip: str) -> QPushButton:
+            button = QPushButton(text)
+            button.setObjectName(name)
+            button.setToolTip(tip)
+            button.setAccessibleName(text.rstrip("…"))
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            return button
+
+        self.rerenderButton = action("rerenderButton", "Re-render",
+                                     "Render this take again with the same seed: identical audio")
+        self.varyButton = action("varyButton", "Vary seed",
+                                 "Render this take's settings with a new seed: a variation")
+        self.copyButton = action("copySettingsButton", "To editor",
+                                 "Copy this take's settings into the Clone or Design form")
+        self.exportButton = action("exportButton", "Export…",
+                                   "Save the selected takes as audio files with their settings")
+        self.compareButton = action("compareButton", "Compare A/B",
+                                    "Compare the two selected takes, loudness-matched")
+        self.deleteButton = action("deleteButton", "Delete",
+                                   "Delete the selected takes (Delete; Ctrl+Z brings them back)")
+
+        top = QHBoxLayout()
+        top.setSpacing(4)
+        top.addWidget(self.nameLabel, 1)
+        top.addWidget(self.renameButton)
+        top.addWidget(self.starButton)
+        transport = QHBoxLayout()
+        transport.addWidget(self.playButton)
+        transport.addStretch(1)
+        transport.addWidget(self.timeLabel)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(6)
+        grid.setVerticalSpacing(6)
+        for i, button in enumerate((self.rerenderButton, self.varyButton, self.copyButton,
+                                    self.exportButton, self.compareButton, self.deleteButton)):
+            grid.addWidget(button, i // 3, i % 3)
+
+        column = QVBoxLayout(self.detail)
+        column.setContentsMargins(0, 4, 0, 0)
+        column.setSpacing(6)
+        column.addLayout(top)
+        column.addWidget(self.waveform)
+        column.addLayout(transport)
+        column.addWidget(self.infoLabel)
+        column.addWidget(self.suspectLabel)
+        column.addWidget(self.notesEdit)
+        column.addLayout(grid)
+        return self.detail
+
+    def _connect(self) -> None:
+        self.searchEdit.textChanged.connect(lambda _text: self._search_timer.start())
+        self._search_timer.timeout.connect(self.refresh)
+        # (-1 only while the combo is torn down: nothing to filter then)
+        self.voiceCombo.currentIndexChanged.connect(lambda i: i >= 0 and self.refresh())
+        self.starredButton.toggled.connect(lambda _on: self.refresh())
+        self.list.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
+        self.list.selectionModel().currentChanged.connect(lambda *_: self._selection_changed())
+        self.list.doubleClicked.connect(lambda _index: self.toggle())
+        self.list.customContextMenuRequested.connect(self._context_menu)
+        self.delegate.star_clicked.connect(self._star_clicked)
+        self.delegate.closeEditor.connect(lambda *_: self._stale and QTimer.singleShot(0, self.refresh))
+        self.model.rename_requested.connect(self._rename_requested)
+        self.model.modelReset.connect(self._refresh_count)
+        self.waveform.seek_requested.connect(self._seek)
+        self.playButton.clicked.connect(self.toggle)
+        self.starButton.clicked.connect(lambda _checked: self.toggle_star())
+        self.renameButton.clicked.connect(self.rename)
+        self.notesEdit.textChanged.connect(self._notes_edited)
+        self._notes_timer.timeout.connect(self._commit_notes)
+        self.rerenderButton.clicked.connect(lambda: self.rerender(vary=False))
+        self.varyButton.clicked.connect(lambda: self.rerender(vary=True))
+        self.copyButton.clicked.connect(self.copy_settings)
+        self.exportButton.clicked.connect(self.export_selected)
+        self.compareButton.clicked.connect(self.compare)
+        self.deleteButton.clicked.connect(self.delete_selected)
+        self.undoBar.undo_clicked.connect(self.undo_delete)
+        self.undoShortcut.activated.connect(self.undo_delete)
+
+    # ------------------------------------------------------------------ library
+    def library(self):
+        """The read-only library, opened on first use (None while it cannot be opened)."""
+        if self._library is None:
+            from studio.library.takes import TakeLibrary
+
+            try:
+                self._library = TakeLibrary(read_only=True)
+            except (UserError, OSError, sqlite3.Error) as exc:
+                self._open_error = str(exc)
+                return None
+            self._open_error = ""
+        return self._library
+
+    def refresh(self) -> None:
+        """Read the library again, keeping the selection and the current take."""
+        self._search_timer.stop()  # this read covers the search being typed
+        if self.list.state() == QAbstractItemView.State.EditingState:
+            self._stale = True  # a reload now would close the name editor mid-word
+            return
+        self._stale = False
+        self._commit_notes()
+        selected = [t.id for t in self.selected_takes()]
+        current = self.current_take()
+        library = self.library()
+        self._refresh_voices(library)
+        self.model.reload(library, self.searchEdit.text(), voice=self.voiceCombo.currentData(),
+                          starred=True if self.starredButton.isChecked() else None)
+        if self._restored and any(self.model.row_of_id(i) >= 0 for i in self._restored):
+            selected, current, self._restored = list(self._restored), None, ()
+        self.select_ids(selected, current=current.id if current else None)
+        if not self.selected_takes() and self.model.rowCount():
+            self.select_ids([self.model.take(0).id])  # the newest take, ready for Space
+
+    def _refresh_voices(self, library) -> None:
+        voices = library.voices() if library is not None else []
+        wanted = self.voiceCombo.currentData()
+        have = [(self.voiceCombo.itemData(i), self.voiceCombo.itemText(i))
+                for i in range(1, self.voiceCombo.count())]
+        if have == voices:
+            return
+        self.voiceCombo.blockSignals(True)
+        self.voiceCombo.clear()
+        self.voiceCombo.addItem(ALL_VOICES, None)
+        for key, label in voices:
+            self.voiceCombo.addItem(label, key)
+            self.voiceCombo.setItemData(self.voiceCombo.count() - 1, label,
+                                        Qt.ItemDataRole.ToolTipRole)
+        index = self.voiceCombo.findData(wanted)
+        self.voiceCombo.setCurrentIndex(max(0, index))
+        self.voiceCombo.blockSignals(False)
+
+    def _refresh_count(self) -> None:
+        count = self.model.rowCount()
+        filtered = bool(self.searchEdit.text().strip() or self.voiceCombo.currentIndex() > 0
+                        or self.starredButton.isChecked())
+        text = f"{count} take{'s' if count != 1 else ''}" if count or filtered else ""
+        self.countLabel.setText(f"{text} shown" if filtered else text)
+        hint = NO_MATCH_HINT if filtered else EMPTY_HINT
+        self.empty.setText(f"{hint}\n\n{self._open_error}" if self._open_error else hint)
+        self.stack.setCurrentWidget(self.list if count else self.empty)
+
+    def show_result(self, result) -> None:
+        """After a render: reload and select its takes (they sit together, newest first)."""
+        self.refresh()
+        ids = [t.take_id for t in result.takes if getattr(t, "take_id", None)]
+        if ids:
+            self.select_ids(ids, current=ids[0])
+            self.list.scrollTo(self.list.currentIndex())
+
+    # ------------------------------------------------------------------ selection
+    def select_ids(self, ids, current: str | None = None) -> None:
+        selection = self.list.selectionModel()
+        selection.clearSelection()
+        rows = [r for r in (self.model.row_of_id(i) for i in ids) if r >= 0]
+        for r in rows:
+            selection.select(self.model.index(r), selection.SelectionFlag.Select)
+        row = self.model.row_of_id(current) if current else -1
+        if row < 0 and rows:
+            row = rows[0]
+        if row >= 0:
+            selection.setCurrentIndex(self.model.index(row), selection.SelectionFlag.NoUpdate)
+        self._selection_changed()
+
+    def selected_takes(self) -> list:
+        rows = sorted(i.row() for i in self.list.selectionModel().selectedRows())
+        return [t for t in (self.model.take(r) for r in rows) if t is not None]
+
+    def current_take(self):
+        """The take the details show: the current row if selected, else the first selected."""
+        index = self.list.currentIndex()
+        if index.isValid() and self.list.selectionModel().isSelected(index):
+            return self.model.take(index.row())
+        selected = self.selected_takes()
+        return selected[0] if selected else None
+
+    def selected(self):  # the name the main window and older tests use
+        return self.current_take()
+
+    def _current_row(self) -> Row | None:
+        take = self.current_take()
+        return self.model.row_info(self.model.row_of_id(take.id)) if take else None
+
+    def _selection_changed(self) -> None:
+        take = self.current_take()
+        if take is None or take.id != self._notes_for:
+            self._commit_notes()
+        self._show_detail()
+
+    # ------------------------------------------------------------------ details
+    def _show_detail(self) -> None:
+        row = self._current_row()
+        take = row.take if row else None
+        count = len(self.selected_takes())
+        self.detail.setEnabled(take is not None)
+        if take is None:
+            self.nameLabel.setText("No take selected")
+            self.waveform.set_audio(None)
+            self.infoLabel.setText("")
+            self.suspectLabel.clear_message()
+            self._set_notes(None, "")
+        else:
+            self.nameLabel.setText(row.name if count < 2 else f"{row.name} (+{count - 1} more)")
+            self.nameLabel.setToolTip(row.name)
+            self.infoLabel.setText(
+                f"{take.settings.mode.capitalize()} · {voice_text(take)} · {row.details}"
+                f" · {take.run.device} {take.run.precision}")
+            self.infoLabel.setToolTip(row.tooltip)
+            if take.suspects:
+                self.suspectLabel.show_message(" ".join(suspect_tip(c) for c in take.suspects))
+            else:
+                self.suspectLabel.clear_message()
+            self._load_waveform(take)
+            if take.id != self._notes_for or not self.notesEdit.hasFocus():
+                self._set_notes(take.id, take.notes)
+        starred = take is not None and take.starred
+        self.starButton.setChecked(starred)
+        self.starButton.setText(STAR_ON if starred else STAR_OFF)
+        self.starButton.setToolTip("Unstar the take (S)" if starred
+                                   else "Star the take: starred takes are never pruned (S)")
+        writable = self._controller is not None and take is not None
+        for button in (self.starButton, self.renameButton, self.deleteButton):
+            button.setEnabled(writable)
+        self.notesEdit.setReadOnly(not writable)
+        for button in (self.rerenderButton, self.varyButton, self.copyButton, self.exportButton):
+            button.setEnabled(take is not None)
+        self.compareButton.setEnabled(count == 2)
+        self.compareButton.setToolTip(
+            "Compare the two selected takes, loudness-matched" if count == 2 else
+            "Select exactly two takes (Ctrl+click) to compare them")
+        self._refresh_play()
+
+    def _load_waveform(self, take) -> None:
+        audio = self._audio_of(take)
+        if audio is None:
+            self.waveform.set_audio(None)
+            return
+        if self.waveform.property("takeId") != take.id:
+            self.waveform.set_audio(*audio)
+            self.waveform.setProperty("takeId", take.id)
+            if self._player is not None and self._player.key() == self.model.key_of(take):
+                self.waveform.set_position(self._player.position())
+
+    def _audio_of(self, take) -> tuple[np.ndarray, int] | None:
+        if take.id in self._audio:
+            self._audio.move_to_end(take.id)
+            return self._audio[take.id]
+        library = self.library()
+        if library is None:
+            return None
+        try:
+            audio = library.read_audio(take.id)
+        except UserError as exc:
+            self.suspectLabel.show_message(str(exc))
+            return None
+        self._audio[take.id] = audio
+        while len(self._audio) > AUDIO_CACHE:
+            self._audio.popitem(last=False)
+        return audio
+
+    def _set_notes(self, take_id: str | None, text: str) -> None:
+        self._notes_for = take_id
+        if self.notesEdit.toPlainText() != text:
+            self.notesEdit.blockSignals(True)
+            self.notesEdit.setPlainText(text)
+            self.notesEdit.blockSignals(False)
+
+    # ------------------------------------------------------------------ playback
     def set_audio_status(self, status) -> None:
         """Play needs a player and a working output; otherwise the button says why not."""
         if self._player is None:
@@ -332,54 +534,57 @@ class TakesPanel(QWidget):
             self._reason = status.reason or "Playback is off."
         else:
             self._reason = None
-        self._refresh()
-
-    def add_result(self, result: RenderResult) -> None:
-        added = self.model.add_result(result)
-        if added:
-            self.list.setCurrentIndex(self.model.index(0))
-        self._refresh()
-
-    def selected(self) -> Take | None:
-        index = self.list.currentIndex()
-        return self.model.take(index.row()) if index.isValid() else None
+        self._refresh_play()
 
     def toggle(self) -> None:
-        """Play the selected take, or pause/resume it if the player already holds it."""
-        take = self.selected()
+        """Play the current take, or pause/resume it if the player already holds it."""
+        take = self.current_take()
         if take is None or self._reason is not None:
             return
-        if self._player.key() == take.key:
+        key = self.model.key_of(take)
+        if self._player.key() == key:
             self._player.toggle()
+            return
+        audio = self._audio_of(take)
+        if audio is None:
+            return
+        self._player.load(audio[0], audio[1], key)
+        start = self.waveform.position()
+        if 0 < start < self.waveform.duration():
+            self._player.seek(start)
+        self._player.play()
+
+    def _seek(self, seconds: float) -> None:
+        take = self.current_take()
+        if take is not None and self._player is not None \
+                and self._player.key() == self.model.key_of(take):
+            self._player.seek(seconds)
         else:
-            self._player.load(take.audio, take.sample_rate, take.key)
-            self._player.play()
+            self.waveform.set_position(seconds)  # where Play will start
 
-    # ------------------------------------------------------------------ events
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (watched is self.list and event.type() == QEvent.Type.KeyPress
-                and event.key() == Qt.Key.Key_Space and not event.modifiers()):
-            self.toggle()
-            return True
-        return super().eventFilter(watched, event)
-
+    @Slot(str)
     def _player_state(self, state: str) -> None:
         key = self._player.key()
-        mine = isinstance(key, tuple) and self.model.row_of(key) >= 0
+        mine = self.model.row_of(key) >= 0
         self.model.set_active(key if mine else None, state if mine and state != "stopped" else "")
-        self._refresh()
+        self._refresh_play()
 
+    @Slot(object)
+    def _player_loaded(self, _key: object) -> None:
+        self._refresh_play()
+
+    @Slot(float)
     def _player_position(self, seconds: float) -> None:
-        if self.model.row_of(self._player.key()) >= 0:
+        take = self.current_take()
+        if take is not None and self._player.key() == self.model.key_of(take):
+            self.waveform.set_position(seconds)
             self.timeLabel.setText(f"{_clock(seconds)} / {_clock(self._player.duration())}")
 
-    def _refresh(self) -> None:
-        count = self.model.rowCount()
-        self.countLabel.setText(f"{count} take{'s' if count != 1 else ''}" if count else "")
-        self.stack.setCurrentWidget(self.list if count else self.empty)
-        take = self.selected()
-        playing = (self._player is not None and take is not None
-                   and self._player.key() == take.key and self._player.state() == "playing")
+    def _refresh_play(self) -> None:
+        take = self.current_take()
+        holds = (self._player is not None and take is not None
+                 and self._player.key() == self.model.key_of(take))
+        playing = holds and self._player.state() == "playing"
         self.playButton.setText("Pause" if playing else "Play")
         self.playButton.setIcon(self.style().standardIcon(
             QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay))
@@ -393,10 +598,210 @@ class TakesPanel(QWidget):
             self.playButton.setEnabled(True)
             self.playButton.setToolTip("Pause the take (Space)" if playing
                                        else "Play the selected take (Space)")
-        if take is None or self._player is None or self._player.key() != take.key:
-            self.timeLabel.setText(_clock(take.seconds) if take else "")
+        if not holds:
+            self.timeLabel.setText(_clock(take.audio_seconds) if take else "")
 
+    # ------------------------------------------------------------------ edits -> controller
+    def toggle_star(self) -> None:
+        """Star the selected takes (or unstar them when all are starred already)."""
+        takes = self.selected_takes()
+        if not takes or self._controller is None:
+            self._show_detail()
+            return
+        starred = not all(t.starred for t in takes)
+        for take in takes:
+            if take.starred != starred:
+                self.model.patch(take.id, starred=starred)
+                self._controller.star_take(take.id, starred)
+        self._show_detail()
 
-def _clock(seconds: float) -> str:
-    seconds = max(0, int(round(seconds)))
-    return f"{seconds // 60}:{seconds % 60:02d}"
+    def _star_clicked(self, index: QModelIndex) -> None:
+        take = self.model.take(index.row())
+        if take is not None and self._controller is not None:
+            self.model.patch(take.id, starred=not take.starred)
+            self._controller.star_take(take.id, not take.starred)
+            self._show_detail()
+
+    def rename(self) -> None:
+        """Edit the current take's name in place (F2)."""
+        take = self.current_take()
+        if take is not None and self._controller is not None:
+            index = self.model.index(self.model.row_of_id(take.id))
+            self.list.setCurrentIndex(index)
+            self.list.edit(index)
+
+    def _rename_requested(self, take_id: str, name: str) -> None:
+        if self._controller is not None:
+            self._controller.rename_take(take_id, name)
+        self._show_detail()
+
+    def _notes_edited(self) -> None:
+        if self._notes_for is not None:
+            self._notes_timer.start()
+
+    def _commit_notes(self) -> None:
+        """Send the notes being typed (if they changed) for the take they belong to."""
+        self._notes_timer.stop()
+        take_id = self._notes_for
+        if take_id is None or self._controller is None:
+            return
+        row = self.model.row_of_id(take_id)
+        take = self.model.take(row)
+        text = self.notesEdit.toPlainText().strip()
+        if take is not None and text != take.notes:
+            self.model.patch(take_id, notes=text)
+            self._controller.note_take(take_id, text)
+
+    def delete_selected(self) -> None:
+        takes = self.selected_takes()
+        if not takes or self._controller is None:
+            return
+        ids = tuple(t.id for t in takes)
+        if self._player is not None and self.model.row_of(self._player.key()) >= 0 \
+                and self._player.key()[1] in ids:
+            self._player.stop()
+        self._controller.delete_takes(ids)
+        self._undo.append(ids)
+        what = "1 take" if len(ids) == 1 else f"{len(ids)} takes"
+        self.undoBar.show_message(f"Deleted {what}.")
+        # Select the row after the deleted ones, so Delete can be pressed again.
+        below = max(self.model.row_of_id(i) for i in ids) + 1
+        nxt = self.model.take(below) or self.model.take(min(self.model.row_of_id(i) for i in ids) - 1)
+        self.select_ids([nxt.id] if nxt else [])
+        self.list.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def undo_delete(self) -> None:
+        if not self._undo or self._controller is None:
+            return
+        ids = self._undo.pop()
+        self._restored = ids  # selected when the worker reports the change
+        self._controller.undelete_takes(ids)
+        self.undoBar.hide()
+        self.message.emit(f"Restored {len(ids)} take{'s' if len(ids) != 1 else ''}.")
+
+    # ------------------------------------------------------------------ intents out
+    def rerender(self, vary: bool = False) -> None:
+        take = self.current_take()
+        if take is None:
+            return
+        seed = take.settings.seed
+        if vary:
+            while seed == take.settings.seed:
+                seed = secrets.randbelow(MAX_SEED + 1)
+        self.rerender_requested.emit(take, seed)
+
+    def copy_settings(self) -> None:
+        take = self.current_take()
+        if take is not None:
+            self.copy_settings_requested.emit(take)
+
+    def export_selected(self) -> None:
+        from studio.views.take_export import ExportDialog
+
+        rows = [self.model.row_info(self.model.row_of_id(t.id)) for t in self.selected_takes()]
+        if not rows or self.library() is None:
+            return
+        folder, fmt = self._export_choice
+        dialog = ExportDialog(self.library(), rows, folder=folder, fmt=fmt, parent=self)
+        dialog.exported.connect(self.message)
+        dialog.accepted.connect(
+            lambda: setattr(self, "_export_choice", (dialog.folder(), dialog.format())))
+        self._open(dialog)
+
+    def compare(self) -> None:
+        from studio.views.ab_view import ABDialog
+
+        takes = self.selected_takes()
+        if len(takes) != 2 or self.library() is None:
+            return
+        names = [self.model.row_info(self.model.row_of_id(t.id)).name for t in takes]
+        dialog = ABDialog(self._player, self._controller, self.library(), tuple(takes),
+                          names=tuple(names), reason=self._reason, parent=self)
+        self._open(dialog)
+
+    def _open(self, dialog) -> None:
+        """Show a child dialog (the panel keeps it alive; it is deleted when closed)."""
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+
+    def _drag_files(self, rows: list[Row]) -> list[Path]:
+        """WAV copies with readable names in a private temp folder, made at drag start.
+
+        Never the library's own FLAC: a file manager may move what is dropped, and
+        ``<uuid>.flac`` says nothing to anyone browsing the folder later.
+        """
+        from studio.engine.audio import write_audio_atomic
+
+        if self._drag_dir is None:
+            self._drag_dir = QTemporaryDir()
+        self._drags += 1
+        folder = Path(self._drag_dir.path()) / f"drag-{self._drags}"
+        folder.mkdir(parents=True, exist_ok=True)
+        paths: list[Path] = []
+        for row in rows:
+            audio = self._audio_of(row.take)
+            if audio is None:
+                continue
+            path = folder / f"{file_stem(row.name)}.wav"
+            n = 2
+            while path in paths:
+                path = folder / f"{file_stem(row.name)} ({n}).wav"
+                n += 1
+            write_audio_atomic(path, audio[0], audio[1])
+            paths.append(path)
+        return paths
+
+    # ------------------------------------------------------------------ events
+    def _context_menu(self, pos: QPoint) -> None:
+        index = self.list.indexAt(pos)
+        if index.isValid() and not self.list.selectionModel().isSelected(index):
+            self.list.setCurrentIndex(index)
+        menu = self.context_menu()
+        menu.exec(self.list.viewport().mapToGlobal(pos))
+
+    def context_menu(self) -> QMenu:
+        """The actions on the selected takes (also what the list's right-click shows)."""
+        menu = QMenu(self)
+        take = self.current_take()
+        count = len(self.selected_takes())
+        writable = self._controller is not None
+
+        def add(text: str, slot: Callable[[], None], enabled: bool, shortcut: str = "") -> QAction:
+            act = menu.addAction(text)
+            act.setEnabled(enabled)
+            if shortcut:
+                act.setShortcut(QKeySequence(shortcut))
+            act.triggered.connect(lambda _checked=False: slot())
+            return act
+
+        add("Pause" if self.playButton.text() == "Pause" else "Play", self.toggle,
+            take is not None and self._reason is None, "Space")
+        add("Unstar" if take is not None and take.starred else "Star", self.toggle_star,
+            writable and take is not None, "S")
+        add("Rename…", self.rename, writable and count == 1, "F2")
+        menu.addSeparator()
+        add("Re-render (same seed)", lambda: self.rerender(vary=False), take is not None)
+        add("Vary seed", lambda: self.rerender(vary=True), take is not None)
+        add("Copy settings to editor", self.copy_settings, take is not None)
+        menu.addSeparator()
+        add("Export…", self.export_selected, count > 0)
+        add("Compare A/B", self.compare, count == 2)
+        menu.addSeparator()
+        add("Delete", self.delete_selected, writable and count > 0, "Delete")
+        return menu
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.list and event.type() == QEvent.Type.KeyPress \
+                and self.list.state() != QAbstractItemView.State.EditingState:
+            key, mods = event.key(), event.modifiers()
+            if mods == Qt.KeyboardModifier.NoModifier:
+                if key == Qt.Key.Key_Space:
+                    self.toggle()
+                    return True
+                if key == Qt.Key.Key_S:
+                    self.toggle_star()
+                    return True
+                if key == Qt.Key.Key_Delete:
+                    self.delete_selected()
+                    return True
+        return super().eventFilter(watched, event)

@@ -422,3 +422,56 @@ def test_the_leak_check_catches_a_stream_left_running(null_output, no_leaks):
         thread.quit()
         thread.wait()
     assert no_leaks.problems([opener]) == []
+
+
+# ---------------------------------------------------------------------------
+# Gain (A/B loudness matching)
+# ---------------------------------------------------------------------------
+
+
+def test_gain_scales_what_the_callback_sends(null_output, make_player, qtbot):
+    spy = SpyOpener()
+    player = make_player(spy)
+    audio = tone(0.3)
+    player.load(audio, SR, key="quiet", gain=0.5)
+    assert player.gain() == 0.5
+    with qtbot.waitSignal(player.finished, timeout=5000):
+        player.play()
+    np.testing.assert_allclose(spy.fed()[: audio.size], audio * 0.5, rtol=0, atol=1e-7)
+    player.load(audio, SR, key="plain")  # a plain load plays the clip as it is
+    assert player.gain() == 1.0
+    with pytest.raises(ValueError):
+        player.set_gain(float("nan"))
+
+
+def test_ab_switch_swaps_clip_and_gain_together(null_output, make_player, qtbot):
+    spy = SpyOpener()
+    player = make_player(spy)
+    frames = 120 * SR
+    player.load(ramp(frames), SR, key="A", gain=1.0)
+    player.play()
+    wait_for_blocks(spy, 5)
+    player.play_at_same_position(ramp(frames, sign=-1.0), SR, key="B", gain=0.5)
+    assert player.gain() == 0.5
+    with qtbot.waitSignal(player.finished, timeout=15000):
+        pass
+    fed = spy.fed()[:frames].astype(np.float64)
+    switch = int(np.argmax(fed < 0))
+    assert 0 < switch < frames
+    expected = (np.arange(frames) + 1) * 2.0**-22
+    np.testing.assert_array_equal(fed[:switch], expected[:switch])  # A at unity
+    np.testing.assert_allclose(fed[switch:], -0.5 * expected[switch:], rtol=1e-6)  # B halved
+
+
+def test_gain_carries_over_a_switch_that_needs_a_new_stream(paced, make_player, qtbot):
+    opener = paced()
+    player = make_player(opener)
+    player.load(tone(1.0), SR, key="A")
+    player.play()
+    qtbot.wait(100)
+    player.play_at_same_position(tone(1.0, sample_rate=48000), 48000, key="B", gain=0.25)
+    assert player.gain() == 0.25 and player.state() == "playing"
+    qtbot.wait(100)
+    player.pause()
+    last = opener.last.fed()
+    assert np.abs(last).max() <= 0.3 * 0.25 + 1e-6

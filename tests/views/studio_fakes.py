@@ -43,13 +43,22 @@ class FakeWorker(QObject):
     transcribed = Signal(int, str)
     accel_changed = Signal(object)
     cache_cleared = Signal(int)
+    takes_changed = Signal()
+    takes_failed = Signal(str)
 
 
 class FakeController(QObject):
-    """WorkerController's methods, recording each call; job ids count from 1."""
+    """WorkerController's methods, recording each call; job ids count from 1.
 
-    def __init__(self):
+    With ``library`` (a writable TakeLibrary) the take edits are applied to it at
+    once and ``takes_changed`` follows, as the real worker does a moment later.
+    """
+
+    takes_changed = Signal()
+
+    def __init__(self, library=None):
         super().__init__()
+        self.library = library
         self.worker = FakeWorker()
         self.calls: list[tuple] = []
         self._ids = itertools.count(1)
@@ -80,6 +89,36 @@ class FakeController(QObject):
         self.calls.append(("shutdown",))
         return True
 
+    def _take_edit(self, name: str, *args) -> None:
+        self.calls.append((name, *args))
+        if self.library is not None:
+            method = {"star_take": "set_starred", "rename_take": "rename",
+                      "note_take": "set_notes", "delete_takes": "delete",
+                      "undelete_takes": "undelete"}[name]
+            getattr(self.library, method)(*args)
+            self.takes_changed.emit()
+
+    def star_take(self, take_id: str, starred: bool) -> None:
+        self._take_edit("star_take", take_id, starred)
+
+    def rename_take(self, take_id: str, name: str) -> None:
+        self._take_edit("rename_take", take_id, name)
+
+    def note_take(self, take_id: str, notes: str) -> None:
+        self._take_edit("note_take", take_id, notes)
+
+    def delete_takes(self, ids) -> None:
+        self._take_edit("delete_takes", tuple(ids))
+
+    def undelete_takes(self, ids) -> None:
+        self._take_edit("undelete_takes", tuple(ids))
+
+    def prune_takes(self, max_age_days: float) -> None:
+        self.calls.append(("prune_takes", max_age_days))
+
+    def set_asr_check(self, enabled: bool) -> None:
+        self.calls.append(("set_asr_check", enabled))
+
     def named(self, name: str) -> list[tuple]:
         return [c for c in self.calls if c[0] == name]
 
@@ -99,6 +138,8 @@ class FakePlayer(QObject):
         self._state = "stopped"
         self._key: object = None
         self._duration = 0.0
+        self._position = 0.0
+        self._gain = 1.0
 
     def state(self) -> str:
         return self._state
@@ -110,13 +151,25 @@ class FakePlayer(QObject):
         return self._duration
 
     def position(self) -> float:
-        return 0.0
+        return self._position
 
-    def load(self, audio, sample_rate, key=None) -> None:
+    def gain(self) -> float:
+        return self._gain
+
+    def load(self, audio, sample_rate, key=None, *, gain=1.0) -> None:
         self.calls.append(("load", key))
         self._key, self._duration = key, len(audio) / sample_rate
+        self._position, self._gain = 0.0, gain
         self._set("stopped")
         self.loaded.emit(key)
+
+    def play_at_same_position(self, audio, sample_rate, key=None, *, gain=1.0) -> None:
+        """The real player's A/B switch: another clip, the same time and state."""
+        self.calls.append(("switch", key, self._position, gain))
+        self._key, self._duration, self._gain = key, len(audio) / sample_rate, gain
+        self._position = min(self._position, self._duration)
+        self.loaded.emit(key)
+        self.position_changed.emit(self._position)
 
     def play(self) -> None:
         self.calls.append(("play",))
@@ -134,6 +187,8 @@ class FakePlayer(QObject):
 
     def seek(self, seconds: float) -> None:
         self.calls.append(("seek", seconds))
+        self._position = seconds
+        self.position_changed.emit(seconds)
 
     def set_device(self, index) -> None:
         self.calls.append(("set_device", index))
@@ -164,3 +219,25 @@ def make_result(text: str = "Hello there.", mode: str = "clone", seeds=(7,),
         accel_active="off",
         fallback_reason=None,
     )
+
+
+def save_result(library, result: RenderResult, batch: str = "batch-1") -> RenderResult:
+    """What the worker does before ``finished``: each take into ``library`` (a writer),
+    its id on the result."""
+    import dataclasses
+
+    from studio.library.takes import TakeRun
+    from studio.worker.snapshot import settings_of
+
+    audio_seconds = result.audio_seconds
+    run = TakeRun(model_source="tiny", device=result.device, precision=result.precision,
+                  accel_requested=result.accel_requested, accel_active=result.accel_active,
+                  fallback_reason=result.fallback_reason, engine_version="test",
+                  seconds=result.seconds,
+                  rtf=result.seconds / audio_seconds if audio_seconds else 0.0)
+    takes = []
+    for t in result.takes:
+        take = library.add(settings_of(result.request, t.seed, None, None), run, t.audio,
+                           t.sample_rate, batch=batch)
+        takes.append(dataclasses.replace(t, take_id=take.id))
+    return dataclasses.replace(result, takes=tuple(takes))

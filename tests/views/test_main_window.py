@@ -9,9 +9,18 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QSize, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLabel, QListView, QWidget
-from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_result, make_settings
+from studio_fakes import (
+    CPU_ONLY,
+    PLAYABLE,
+    FakeController,
+    FakePlayer,
+    make_result,
+    make_settings,
+    save_result,
+)
 
 from studio import app as app_module
+from studio.library.takes import TakeLibrary
 from studio.settings import Settings
 from studio.views.main_window import MainWindow, load_request
 from studio.worker.jobs import AccelState, LoadRequest, ModelInfo
@@ -81,9 +90,12 @@ def test_render_progress_and_finish_reach_the_right_view(qtbot, window, controll
     assert "step 3/16" in window.designView.form.progress_text()
     assert "step" not in window.cloneView.form.progress_text()
     controller.worker.progress.emit(job + 99, 9, 16, 1, 1)  # someone else's job: ignored
-    controller.worker.finished.emit(job, make_result("Hello there.", "design", seeds=(1, 2)))
+    with TakeLibrary() as library:  # the worker saves the takes before it says finished
+        result = save_result(library, make_result("Hello there.", "design", seeds=(1, 2)))
+    controller.worker.finished.emit(job, result)
     assert not window.designView.form.is_busy()
     assert window.findChild(QListView, "takesList").model().rowCount() == 2
+    assert {t.id for t in window.takesPanel.selected_takes()} == {t.take_id for t in result.takes}
     assert "Rendered 2 takes" in window.statusBarWidget.messageLabel.text()
 
 

@@ -76,10 +76,11 @@ def test_model_states(bar):
     assert bar.model_state() == "none" and bar.modelLabel.text() == "No model"
     bar.set_model_loading("Loading /models/OmniVoice …")
     assert bar.model_state() == "loading" and bar.modelLabel.text() == "Loading …"
-    bar.set_model_loaded(ModelInfo("/models/OmniVoice", "cuda:0", "bf16", 24000))
+    bar.set_model_loaded(ModelInfo("/models/OmniVoice", "cuda:0", "bf16", 24000, "auto: GPU supports bf16"))
     assert bar.modelLabel.text() == "Ready: OmniVoice"
     assert "/models/OmniVoice" in bar.modelLabel.toolTip()
     assert bar.deviceLabel.text() == "cuda:0 · bf16"
+    assert "auto: GPU supports bf16" in bar.deviceLabel.toolTip()  # why this precision
     bar.set_model_failed("The model folder /x does not exist; pass a checkpoint folder.")
     assert bar.model_state() == "failed" and bar.is_error()
     assert "does not exist" in bar.findChild(QLabel, "statusMessage").text()

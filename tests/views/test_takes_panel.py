@@ -1,14 +1,33 @@
-"""Takes panel: one row per take, newest first, played through the shared player;
-Space toggles; the play button says why when playback is off."""
+"""Takes panel over a real take library (temp folder): listing, search and filters,
+play through the shared player, star/rename/notes/delete/undo as controller calls,
+export, drag-out, keyboard shortcuts and the context menu."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QListView
-from studio_fakes import PLAYABLE, SILENT, FakePlayer, make_result
+import soundfile as sf
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QLineEdit, QListView
+from studio_fakes import PLAYABLE, SILENT, FakeController, FakePlayer
+from take_fixtures import add, voice
 
-from studio.views.takes_panel import TakesModel, TakesPanel
+from studio.library.takes import TakeLibrary
+from studio.views.take_export import ExportDialog
+from studio.views.takes_model import TakesModel
+from studio.views.takes_panel import TakesPanel, file_stem
+
+
+@pytest.fixture
+def writer(tmp_path):
+    with TakeLibrary(tmp_path / "lib") as library:
+        yield library
+
+
+@pytest.fixture
+def reader(tmp_path, writer):
+    with TakeLibrary(tmp_path / "lib", read_only=True) as library:
+        yield library
 
 
 @pytest.fixture
@@ -17,84 +36,326 @@ def player() -> FakePlayer:
 
 
 @pytest.fixture
-def panel(qtbot, player) -> TakesPanel:
-    widget = TakesPanel(player, audio_status=PLAYABLE)
-    qtbot.addWidget(widget)
-    return widget
+def controller(writer) -> FakeController:
+    return FakeController(writer)
 
 
-def test_add_result_adds_one_row_per_take_newest_first(panel):
+@pytest.fixture
+def make_panel(qtbot, player, controller, reader):
+    def make(**kwargs) -> TakesPanel:
+        options = {"controller": controller, "library": reader, "audio_status": PLAYABLE}
+        options.update(kwargs)
+        panel = TakesPanel(player, **options)
+        panel.resize(360, 760)
+        qtbot.addWidget(panel)
+        return panel
+
+    return make
+
+
+def names(panel) -> list[str]:
+    return [panel.model.index(r).data() for r in range(panel.model.rowCount())]
+
+
+def test_lists_the_library_newest_batch_first_each_batch_in_order(writer, make_panel):
+    first = add(writer, "An older single take.", seed=9, batch="old")
+    batch = [add(writer, "Three at once.", seed=s, batch="new") for s in (5, 6, 7)]
+    panel = make_panel()
     assert panel.findChild(QListView, "takesList") is panel.list
-    assert panel.model.rowCount() == 0 and not panel.playButton.isEnabled()
-    panel.add_result(make_result("First text.", "clone", seeds=(1,)))
-    panel.add_result(make_result("Second text, two takes.", "design", seeds=(5, 6),
-                                 seconds_each=2.0, render_seconds=2.0))
+    assert names(panel) == ["Take 2 · seed 5", "Take 3 · seed 6", "Take 4 · seed 7",
+                            "Take 1 · seed 9"]
     model = panel.model
-    assert model.rowCount() == 3
-    assert model.index(0).data() == "Second text, two takes."
-    assert model.index(2).data() == "First text."
-    meta = model.index(0).data(TakesModel.MetaRole)
-    assert "Design" in meta and "take 1/2" in meta and "seed 5" in meta
-    assert "2.0 s" in meta and "RTF 0.50" in meta  # 2 s of work for 4 s of audio
-    assert "seed 6" in model.index(1).data(TakesModel.MetaRole)
-    assert panel.countLabel.text() == "3 takes"
-    assert panel.list.currentIndex().row() == 0  # the newest take is selected
+    # The row's details leave out the seed that the default name already shows.
+    assert model.index(0).data(TakesModel.MetaRole) == "1/3 · 1.0 s · RTF 0.25"
+    assert model.index(3).data(TakesModel.MetaRole) == "1.0 s · RTF 0.25"
+    assert model.row_info(0).details == "1/3 · seed 5 · 1.0 s · RTF 0.25"
+    assert model.index(0).data(TakesModel.ExcerptRole) == "Three at once."
+    assert model.index(2).data(TakesModel.BatchRole) == (3, 3, False, True)
+    assert panel.countLabel.text() == "4 takes"
+    # The newest take is selected, so Space plays it at once.
+    assert panel.current_take().id == batch[0].id
+    assert panel.model.take(3).id == first.id
 
 
-def test_long_text_is_an_excerpt_with_the_full_text_in_the_tooltip(panel):
+def test_long_text_is_an_excerpt_with_the_whole_snapshot_in_the_tooltip(writer, make_panel):
     text = "word " * 60
-    panel.add_result(make_result(text))
+    add(writer, text, seed=3)
+    panel = make_panel()
     index = panel.model.index(0)
-    assert len(index.data()) <= 90 and index.data().endswith("…")
-    assert text.strip() in index.data(Qt.ItemDataRole.ToolTipRole)
+    assert len(index.data(TakesModel.ExcerptRole)) <= 90
+    assert index.data(TakesModel.ExcerptRole).endswith("…")
+    tip = index.data(Qt.ItemDataRole.ToolTipRole)
+    assert text.strip() in tip and "seed 3" in tip and "cpu fp32" in tip
 
 
-def test_play_pause_through_the_player(qtbot, panel, player):
-    panel.add_result(make_result("One."))
-    panel.playButton.click()
-    take = panel.selected()
-    assert player.calls[:2] == [("load", take.key), ("play",)]
+def test_search_voice_and_starred_filters(qtbot, writer, make_panel, tmp_path):
+    clip = tmp_path / "narrator.wav"
+    add(writer, "The quick brown fox.", seed=1, mode="clone", reference=str(clip))
+    starred = add(writer, "A lazy dog sleeps.", seed=2)
+    add(writer, "Brown bread for breakfast.", seed=3)
+    writer.set_starred(starred.id, True)
+    panel = make_panel()
+    assert panel.model.rowCount() == 3
+    panel.searchEdit.setText("brown")
+    panel.refresh()  # (the search box waits for a pause in typing)
+    assert sorted(panel.model.index(r).data(TakesModel.ExcerptRole)
+                  for r in range(panel.model.rowCount())) == [
+        "Brown bread for breakfast.", "The quick brown fox."]
+    assert panel.countLabel.text() == "2 takes shown"
+    panel.searchEdit.setText("nothing like this")
+    panel.refresh()
+    assert panel.model.rowCount() == 0 and panel.stack.currentWidget() is panel.empty
+    assert "No take matches" in panel.empty.text()
+    panel.searchEdit.clear()
+    panel.starredButton.click()
+    assert [t.id for t in panel.model.takes()] == [starred.id]
+    panel.starredButton.click()
+    labels = [panel.voiceCombo.itemText(i) for i in range(panel.voiceCombo.count())]
+    assert labels[0] == "All voices" and "narrator.wav" in labels and "Voice design" in labels
+    panel.voiceCombo.setCurrentIndex(labels.index("narrator.wav"))
+    assert [panel.model.index(r).data(TakesModel.ExcerptRole)
+            for r in range(panel.model.rowCount())] == ["The quick brown fox."]
+
+
+def test_space_plays_the_selected_take_and_the_waveform_seeks(qtbot, writer, make_panel,
+                                                             player):
+    take = add(writer, "Play me.", audio=voice(2.0))
+    panel = make_panel()
+    panel.show()
+    assert panel.waveform.has_audio() and panel.waveform.duration() == pytest.approx(2.0)
+    qtbot.keyClick(panel.list, Qt.Key.Key_Space)
+    assert player.calls[:2] == [("load", ("take", take.id)), ("play",)]
     assert panel.playButton.text() == "Pause"
     assert panel.model.index(0).data(TakesModel.StateRole) == "playing"
-    panel.playButton.click()
-    assert player.calls[-1] == ("pause",) and panel.playButton.text() == "Play"
+    qtbot.mouseClick(panel.waveform, Qt.MouseButton.LeftButton,
+                     pos=QPoint(panel.waveform.width() // 2, 10))
+    assert player.calls[-1][0] == "seek" and player.calls[-1][1] == pytest.approx(1.0, abs=0.05)
+    assert panel.waveform.position() == pytest.approx(1.0, abs=0.05)
+    qtbot.keyClick(panel.list, Qt.Key.Key_Space)
+    assert player.state() == "paused" and panel.playButton.text() == "Play"
     assert panel.model.index(0).data(TakesModel.StateRole) == "paused"
 
 
-def test_space_toggles_the_selected_take(qtbot, panel, player):
-    panel.add_result(make_result("One."))
-    panel.add_result(make_result("Two."))
-    panel.list.setCurrentIndex(panel.model.index(1))
-    qtbot.keyClick(panel.list, Qt.Key.Key_Space)
-    assert player.key() == panel.model.take(1).key and player.state() == "playing"
-    qtbot.keyClick(panel.list, Qt.Key.Key_Space)
-    assert player.state() == "paused"
-    panel.list.setCurrentIndex(panel.model.index(0))  # another take loads afresh
-    qtbot.keyClick(panel.list, Qt.Key.Key_Space)
-    assert player.key() == panel.model.take(0).key and player.state() == "playing"
-    assert panel.model.index(1).data(TakesModel.StateRole) == ""
-
-
-def test_playing_another_clip_clears_the_take_marker(panel, player):
-    panel.add_result(make_result("One."))
+def test_another_clip_in_the_player_clears_the_take_marker(writer, make_panel, player):
+    add(writer, "One.")
+    panel = make_panel()
     panel.toggle()
     player.load([0.0] * 10, 10, ("reference", 1))
     assert panel.model.index(0).data(TakesModel.StateRole) == ""
     assert panel.playButton.text() == "Play"
 
 
-def test_playback_off_disables_play_with_the_reason(qtbot, player):
-    panel = TakesPanel(player, audio_status=SILENT)
-    qtbot.addWidget(panel)
-    panel.add_result(make_result("One."))
+def test_playback_off_disables_play_with_the_reason(writer, make_panel, player):
+    add(writer, "One.")
+    panel = make_panel(audio_status=SILENT)
     assert not panel.playButton.isEnabled()
     assert panel.playButton.toolTip() == SILENT.reason
     panel.toggle()
     assert player.calls == []
 
 
-def test_no_player_disables_play(qtbot):
-    panel = TakesPanel(None, audio_status=PLAYABLE)
+def test_s_stars_and_the_row_star_click_unstars(qtbot, writer, make_panel, controller):
+    take = add(writer, "Star me.")
+    panel = make_panel()
+    panel.show()
+    qtbot.keyClick(panel.list, Qt.Key.Key_S)
+    assert controller.named("star_take") == [("star_take", take.id, True)]
+    assert panel.model.take(0).starred and panel.starButton.isChecked()
+    assert writer.get(take.id).starred  # (the fake controller wrote it, as the worker would)
+    # Clicking the star drawn on the row toggles it back.
+    option_rect = panel.list.visualRect(panel.model.index(0))
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    option = QStyleOptionViewItem()
+    option.rect = option_rect
+    option.font = panel.list.font()
+    star = panel.delegate._star_rect(option, panel.model.index(0))
+    qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=star.center())
+    assert controller.named("star_take")[-1] == ("star_take", take.id, False)
+    assert not writer.get(take.id).starred
+
+
+def test_f2_renames_through_the_controller(qtbot, writer, make_panel, controller):
+    take = add(writer, "Name me.", seed=4)
+    panel = make_panel()
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.list.setFocus()
+    qtbot.keyClick(panel.list, Qt.Key.Key_F2)
+    editor = panel.list.findChild(QLineEdit, "takeNameEditor")
+    assert editor is not None and editor.text() == "Take 1 · seed 4"
+    editor.setText("  The   keeper ")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: bool(controller.named("rename_take")))  # the commit is queued
+    assert controller.named("rename_take") == [("rename_take", take.id, "The keeper")]
+    assert names(panel) == ["The keeper"] and panel.nameLabel.text() == "The keeper"
+
+
+def test_notes_are_saved_through_the_controller_when_typing_pauses(qtbot, writer, make_panel,
+                                                                  controller):
+    take = add(writer, "Note me.")
+    panel = make_panel()
+    panel.notesEdit.setPlainText("Breath at 0:02. ")
+    qtbot.waitUntil(lambda: bool(controller.named("note_take")), timeout=3000)
+    assert controller.named("note_take") == [("note_take", take.id, "Breath at 0:02.")]
+    assert writer.get(take.id).notes == "Breath at 0:02."
+    panel.searchEdit.setText("breath")  # notes are searchable
+    panel.refresh()
+    assert [t.id for t in panel.model.takes()] == [take.id]
+
+
+def test_delete_then_undo_with_the_bar_and_with_ctrl_z(qtbot, writer, make_panel, controller):
+    keep = add(writer, "Keep me.", seed=1, batch="a")
+    gone = add(writer, "Delete me.", seed=2, batch="b")
+    panel = make_panel()
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.activateWindow()
+    qtbot.waitUntil(panel.isActiveWindow)  # shortcuts need the active window
+    assert panel.current_take().id == gone.id
+    panel.list.setFocus()
+    qtbot.keyClick(panel.list, Qt.Key.Key_Delete)
+    assert controller.named("delete_takes") == [("delete_takes", (gone.id,))]
+    assert [t.id for t in panel.model.takes()] == [keep.id]
+    assert panel.undoBar.isVisible() and panel.undoBar.text() == "Deleted 1 take."
+    panel.undoBar.undoButton.click()
+    assert controller.named("undelete_takes") == [("undelete_takes", (gone.id,))]
+    assert {t.id for t in panel.model.takes()} == {keep.id, gone.id}
+    assert [t.id for t in panel.selected_takes()] == [gone.id]  # back, and selected
+    assert not panel.undoBar.isVisible()
+    # Ctrl+Z does the same.
+    qtbot.keyClick(panel.list, Qt.Key.Key_Delete)
+    assert [t.id for t in panel.model.takes()] == [keep.id]
+    qtbot.keyClick(panel.list, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert controller.named("undelete_takes")[-1] == ("undelete_takes", (gone.id,))
+    assert len(panel.model.takes()) == 2
+
+
+def test_suspect_badges_are_explained(writer, make_panel):
+    add(writer, "Quiet and clipped.", suspects=("near-silent", "clipped"))
+    panel = make_panel()
+    tip = panel.model.index(0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "Near-silent: quieter than -55 LUFS" in tip and "Clipped:" in tip
+    assert "Near-silent" in panel.suspectLabel.text() and panel.suspectLabel.isVisibleTo(panel)
+    assert "Clipped" in panel.model.index(0).data(Qt.ItemDataRole.AccessibleTextRole)
+
+
+def test_rerender_vary_and_copy_settings_are_emitted(qtbot, writer, make_panel):
+    take = add(writer, "Again.", seed=42)
+    panel = make_panel()
+    with qtbot.waitSignal(panel.rerender_requested) as same:
+        panel.rerenderButton.click()
+    assert same.args[0].id == take.id and same.args[1] == 42
+    with qtbot.waitSignal(panel.rerender_requested) as varied:
+        panel.varyButton.click()
+    assert varied.args[1] != 42 and 0 <= varied.args[1] < 2**31
+    with qtbot.waitSignal(panel.copy_settings_requested) as copied:
+        panel.copyButton.click()
+    assert copied.args[0].id == take.id
+
+
+def test_compare_needs_exactly_two_selected(writer, make_panel):
+    for seed in (1, 2, 3):
+        add(writer, "Compare.", seed=seed)
+    panel = make_panel()
+    assert not panel.compareButton.isEnabled()
+    panel.select_ids([panel.model.take(0).id, panel.model.take(1).id])
+    assert panel.compareButton.isEnabled()
+    panel.select_ids([t.id for t in panel.model.takes()])
+    assert not panel.compareButton.isEnabled()
+    menu = panel.context_menu()
+    actions = {a.text(): a for a in menu.actions() if a.text()}
+    assert not actions["Compare A/B"].isEnabled() and actions["Delete"].isEnabled()
+    assert actions["Re-render (same seed)"].isEnabled()
+
+
+def test_export_dialog_writes_the_selected_takes(qtbot, writer, reader, make_panel, tmp_path):
+    take = add(writer, "Export me.", seed=8)
+    panel = make_panel()
+    rows = [panel.model.row_info(0)]
+    calls = []
+
+    def export(library, ids, folder, fmt):
+        calls.append((ids, folder, fmt))
+        from studio.library.export import export_takes
+
+        return export_takes(library, ids, folder, fmt)
+
+    dialog = ExportDialog(reader, rows, folder=str(tmp_path / "out"), fmt="FLAC", export=export)
+    qtbot.addWidget(dialog)
+    assert "FLAC" in [dialog.formatCombo.itemText(i) for i in range(dialog.formatCombo.count())]
+    with qtbot.waitSignal(dialog.exported) as done:
+        dialog.exportButton.click()
+    assert calls == [([take.id], tmp_path / "out", "FLAC")]
+    assert "Exported 1 take as FLAC" in done.args[0]
+    audio, rate = sf.read(dialog.written[0])
+    assert rate == 24000 and audio.shape[0] == 24000
+    assert dialog.written[0].with_suffix(".json").is_file()
+
+
+def test_export_problem_stays_in_the_dialog(qtbot, writer, reader, make_panel, tmp_path):
+    add(writer, "Export me.")
+    panel = make_panel()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    dialog = ExportDialog(reader, [panel.model.row_info(0)], folder=str(blocker / "sub"),
+                          fmt="WAV")
+    qtbot.addWidget(dialog)
+    assert not dialog.run_export()
+    assert "cannot be exported" in dialog.message.text() and dialog.result() == 0
+
+
+def test_drag_out_gives_readable_wav_copies(writer, make_panel):
+    take = add(writer, "Drag me.", seed=77)
+    panel = make_panel()
+    mime = panel.model.mimeData([panel.model.index(0)])
+    urls = mime.urls()
+    assert len(urls) == 1 and urls[0].isLocalFile()
+    path = urls[0].toLocalFile()
+    assert path.endswith("Take 1 - seed 77.wav")
+    audio, rate = sf.read(path, dtype="float32")
+    expected, _ = writer.read_audio(take.id)
+    assert rate == 24000 and np.abs(audio - expected).max() < 1e-4
+    assert panel.model.supportedDragActions() == Qt.DropAction.CopyAction
+
+
+def test_file_stem_is_safe():
+    assert file_stem('Take 3 · seed 5: "best"/final') == "Take 3 - seed 5 best final"
+    assert file_stem("...") == "take"
+
+
+def test_a_read_only_panel_offers_no_edits(writer, reader, qtbot, player):
+    add(writer, "Look only.")
+    panel = TakesPanel(player, library=reader, audio_status=PLAYABLE)
     qtbot.addWidget(panel)
-    panel.add_result(make_result("One."))
-    assert not panel.playButton.isEnabled() and "Playback is off" in panel.playButton.toolTip()
+    assert not panel.starButton.isEnabled() and not panel.deleteButton.isEnabled()
+    panel.toggle_star()
+    panel.delete_selected()
+    assert panel.model.rowCount() == 1
+
+
+def test_a_worker_change_reloads_and_keeps_the_selection(writer, make_panel, controller):
+    older = add(writer, "Older.", seed=1, batch="a")
+    add(writer, "Newer.", seed=2, batch="b")
+    panel = make_panel()
+    panel.select_ids([older.id])
+    add(writer, "Newest.", seed=3, batch="c")
+    controller.takes_changed.emit()
+    assert panel.model.rowCount() == 3 and panel.current_take().id == older.id
+
+
+def test_a_reload_waits_while_a_name_is_being_typed(qtbot, writer, make_panel, controller):
+    take = add(writer, "Name me.", seed=4, batch="a")
+    panel = make_panel()
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.rename()
+    editor = panel.list.findChild(QLineEdit, "takeNameEditor")
+    editor.setText("Half typ")
+    add(writer, "A render finished meanwhile.", seed=5, batch="b")
+    controller.takes_changed.emit()
+    assert panel.list.state() == panel.list.State.EditingState and editor.text() == "Half typ"
+    assert panel.model.rowCount() == 1
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 2)
+    assert writer.get(take.id).name == "Half typ"

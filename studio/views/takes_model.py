@@ -1,0 +1,310 @@
+"""TakesModel: the take library as a Qt list model, read on the GUI thread.
+
+The model reads a read-only :class:`studio.library.takes.TakeLibrary` and never
+writes it: edits (rename, star) go out as intents (``rename_requested``) and show
+at once as an optimistic patch, which the next :meth:`TakesModel.reload` (after
+the worker's ``takes_changed``) replaces with the library's truth.
+
+Rows are newest batch first; the takes of one Generate click stay together, in
+the order they were rendered, so "take 2/3" sits between 1 and 3.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QAbstractListModel, QMimeData, QModelIndex, QObject, Qt, QUrl, Signal
+
+from studio.library import suspect
+
+if TYPE_CHECKING:
+    from studio.library.takes import Take
+
+EXCERPT_CHARS = 90
+
+# What each suspect badge means; the thresholds live in studio.library.suspect.
+SUSPECT_LABELS = {
+    suspect.NEAR_SILENT: "Silent",
+    suspect.CLIPPED: "Clipped",
+    suspect.TOO_QUIET: "Quiet",
+    suspect.TOO_LOUD: "Loud",
+    suspect.LONG_SILENCE: "Gap",
+}
+SUSPECT_TIPS = {
+    suspect.NEAR_SILENT: (f"Near-silent: quieter than {suspect.NEAR_SILENT_LUFS:g} LUFS; "
+                          "the render probably failed."),
+    suspect.CLIPPED: (f"Clipped: {suspect.CLIP_RUN} or more samples in a row at full scale, "
+                      "so peaks are cut off and may crackle."),
+    suspect.TOO_QUIET: (f"Too quiet: below {suspect.QUIET_LUFS:g} LUFS, far under normal "
+                        "speech (about -20 to -25 LUFS)."),
+    suspect.TOO_LOUD: (f"Too loud: above {suspect.LOUD_LUFS:g} LUFS; speech this loud is "
+                       "usually distorted."),
+    suspect.LONG_SILENCE: (f"Long silence: a pause of {suspect.LONG_SILENCE_S:g} s or more "
+                           "inside the take; words may be missing."),
+}
+
+
+def suspect_label(code: str) -> str:
+    return SUSPECT_LABELS.get(code, code.replace("-", " ").capitalize())
+
+
+def suspect_tip(code: str) -> str:
+    return SUSPECT_TIPS.get(code, f"Suspect: {code.replace('-', ' ')}.")
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def local_time(created: str) -> _dt.datetime:
+    """A take's ISO 8601 UTC creation time in the local time zone."""
+    when = _dt.datetime.fromisoformat(created)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=_dt.timezone.utc)
+    return when.astimezone()
+
+
+def clock_text(created: str, now: _dt.datetime | None = None) -> str:
+    """"14:03" for today, "3 Mar 14:03" before."""
+    when = local_time(created)
+    now = now or _dt.datetime.now().astimezone()
+    if when.date() == now.date():
+        return when.strftime("%H:%M")
+    return f"{when.day} {when:%b %H:%M}"  # %-d is not portable
+
+
+def voice_text(take: Take) -> str:
+    """Who speaks: the reference clip's name, or the designed voice's attributes."""
+    s = take.settings
+    if s.reference_path:
+        return Path(s.reference_path).stem
+    if s.mode == "design":
+        return s.instruct or "Designed voice"
+    return "No reference"
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    take: Take
+    number: int  # 1-based, in creation order over the whole library
+    batch_index: int  # 1-based position within its batch
+    batch_size: int
+
+    @property
+    def name(self) -> str:
+        return self.take.name or f"Take {self.number} · seed {self.take.settings.seed}"
+
+    @property
+    def details(self) -> str:
+        return self._details(with_seed=True)
+
+    @property
+    def compact(self) -> str:
+        """The details for the list row, where a default name already shows the seed."""
+        return self._details(with_seed=bool(self.take.name))
+
+    def _details(self, with_seed: bool) -> str:
+        take = self.take
+        parts = [f"{self.batch_index}/{self.batch_size}"] if self.batch_size > 1 else []
+        if with_seed:
+            parts.append(f"seed {take.settings.seed}")
+        parts += [f"{take.audio_seconds:.1f} s", f"RTF {take.run.rtf:.2f}"]
+        return " · ".join(parts)
+
+    @property
+    def tooltip(self) -> str:
+        take = self.take
+        run = take.run
+        lines = [self.name, "", take.settings.text.strip(), ""]
+        lines.append(f"{take.settings.mode.capitalize()} · {voice_text(take)}")
+        lines.append(f"{self.details} · {local_time(take.created):%Y-%m-%d %H:%M:%S}")
+        lines.append(f"{run.device} {run.precision} · {run.seconds:.1f} s to render")
+        if take.loudness_lufs is not None:
+            lines.append(f"Loudness {take.loudness_lufs:.1f} LUFS")
+        if take.asr_cer is not None:
+            lines.append(f"Speech recognition: {take.asr_cer:.0%} of characters differ")
+        if take.notes.strip():
+            lines += ["", take.notes.strip()]
+        if take.suspects:
+            lines += [""] + [suspect_tip(code) for code in take.suspects]
+        return "\n".join(lines)
+
+
+def arrange(takes: Sequence[Take], numbers: dict[str, int]) -> list[Row]:
+    """Rows newest batch first, each batch in creation order (``takes`` newest first)."""
+    batches: dict[str, list[Take]] = {}
+    for take in takes:  # dicts keep insertion order: the newest batch comes first
+        batches.setdefault(take.batch or take.id, []).append(take)
+    rows = []
+    for members in batches.values():
+        members.sort(key=lambda t: t.created)
+        for i, take in enumerate(members, start=1):
+            rows.append(Row(take, numbers.get(take.id, 0), i, len(members)))
+    return rows
+
+
+class TakesModel(QAbstractListModel):
+    """One row per take. Custom roles give the delegate and the tests what they need."""
+
+    TakeRole = Qt.ItemDataRole.UserRole + 1
+    MetaRole = Qt.ItemDataRole.UserRole + 2
+    StateRole = Qt.ItemDataRole.UserRole + 3  # "playing", "paused" or ""
+    ExcerptRole = Qt.ItemDataRole.UserRole + 4
+    BatchRole = Qt.ItemDataRole.UserRole + 5  # (index, size, first row of it, last row of it)
+    RowRole = Qt.ItemDataRole.UserRole + 6
+    ClockRole = Qt.ItemDataRole.UserRole + 7
+
+    rename_requested = Signal(str, str)  # take id, new name
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._rows: list[Row] = []
+        self._numbers: dict[str, int] = {}  # take id -> its number (see _number)
+        self._newest = ""  # the creation time of the newest numbered take
+        self._active: tuple[object, str] = (None, "")  # (player key, state)
+        self.drag_files: Callable[[list[Row]], list[Path]] | None = None
+
+    # ------------------------------------------------------------------ reading
+    def reload(self, library, search: str = "", voice: str | None = None,
+               starred: bool | None = None) -> None:
+        """Read the library again (None: no library yet, no rows)."""
+        takes = [] if library is None else library.list(search, voice=voice, starred=starred)
+        numbers = self._number(library, takes)
+        self.beginResetModel()
+        self._rows = arrange(takes, numbers)
+        self.endResetModel()
+
+    def _number(self, library, takes: Sequence[Take]) -> dict[str, int]:
+        """Numbers count every take ever kept (deleted ones too), oldest first, so deleting
+        one never renumbers the others. Takes newer than all numbered ones (a render) get
+        the next numbers; anything else (an older take appearing) numbers all again."""
+        new = sorted((t for t in takes if t.id not in self._numbers), key=lambda t: t.created)
+        if new and self._numbers and new[0].created > self._newest:
+            top = max(self._numbers.values())
+            self._numbers.update({t.id: top + i for i, t in enumerate(new, start=1)})
+            self._newest = new[-1].created
+        elif new and library is not None:
+            order = sorted(library.list(include_deleted=True), key=lambda t: t.created)
+            self._numbers = {t.id: n for n, t in enumerate(order, start=1)}
+            self._newest = order[-1].created if order else ""
+        return self._numbers
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt API
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        take = row.take
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row.name
+        if role == Qt.ItemDataRole.EditRole:
+            return take.name or row.name
+        if role == self.ExcerptRole:
+            return excerpt(take.settings.text)
+        if role == self.MetaRole:
+            return row.compact
+        if role == self.ClockRole:
+            return clock_text(take.created)
+        if role == self.TakeRole:
+            return take
+        if role == self.RowRole:
+            return row
+        if role == self.StateRole:
+            key, state = self._active
+            return state if key == self.key_of(take) else ""
+        if role == self.BatchRole:
+            r = index.row()
+            return (row.batch_index, row.batch_size, row.batch_index == 1,
+                    row.batch_index == row.batch_size or r == len(self._rows) - 1)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row.tooltip
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            star = "Starred. " if take.starred else ""
+            suspects = "".join(f" {suspect_tip(c)}" for c in take.suspects)
+            return f"{star}{row.name}. {excerpt(take.settings.text)}. {row.details}.{suspects}"
+        return None
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        base = super().flags(index)
+        if index.isValid():
+            base |= Qt.ItemFlag.ItemIsEditable | Qt.ItemFlag.ItemIsDragEnabled
+        return base
+
+    def setData(self, index: QModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        """Rename: ask for it (the worker writes), and show the new name meanwhile."""
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
+            return False
+        row = self._rows[index.row()]
+        name = " ".join(str(value).split())
+        if name == row.name or name == row.take.name:
+            return False
+        self.patch(row.take.id, name=name)
+        self.rename_requested.emit(row.take.id, name)
+        return True
+
+    # ------------------------------------------------------------------ lookups
+    @staticmethod
+    def key_of(take: Take) -> tuple[str, str]:
+        """What the player is given for a take."""
+        return ("take", take.id)
+
+    def take(self, row: int) -> Take | None:
+        return self._rows[row].take if 0 <= row < len(self._rows) else None
+
+    def row_info(self, row: int) -> Row | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def takes(self) -> list[Take]:
+        return [r.take for r in self._rows]
+
+    def row_of_id(self, take_id: str) -> int:
+        return next((r for r, row in enumerate(self._rows) if row.take.id == take_id), -1)
+
+    def row_of(self, key: object) -> int:
+        if isinstance(key, tuple) and len(key) == 2 and key[0] == "take":
+            return self.row_of_id(key[1])
+        return -1
+
+    # ------------------------------------------------------------------ changes
+    def patch(self, take_id: str, **changes) -> None:
+        """Show a change before the library has it (the next reload brings the truth)."""
+        r = self.row_of_id(take_id)
+        if r < 0:
+            return
+        row = self._rows[r]
+        self._rows[r] = dataclasses.replace(row, take=dataclasses.replace(row.take, **changes))
+        index = self.index(r)
+        self.dataChanged.emit(index, index)
+
+    def set_active(self, key: object, state: str) -> None:
+        """Mark which take the player holds and in what state, for the delegate."""
+        previous = self.row_of(self._active[0])
+        self._active = (key, state)
+        for row in {previous, self.row_of(key)} - {-1}:
+            index = self.index(row)
+            self.dataChanged.emit(index, index, [self.StateRole])
+
+    # ------------------------------------------------------------------ drag out
+    def supportedDragActions(self) -> Qt.DropAction:
+        # Copy only: a move would let a file manager take the library's own file.
+        return Qt.DropAction.CopyAction
+
+    def mimeTypes(self) -> list[str]:
+        return ["text/uri-list"]
+
+    def mimeData(self, indexes) -> QMimeData:
+        mime = QMimeData()
+        rows = sorted({i.row() for i in indexes if i.isValid()})
+        chosen = [self._rows[r] for r in rows if 0 <= r < len(self._rows)]
+        if chosen and self.drag_files is not None:
+            paths = self.drag_files(chosen)
+            mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+            mime.setText("\n".join(str(p) for p in paths))
+        return mime

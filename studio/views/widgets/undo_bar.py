@@ -1,0 +1,55 @@
+"""UndoBar: a transient strip ("2 takes deleted. Undo") that hides itself after a while."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
+
+SHOW_MS = 10_000
+STYLE = """
+QFrame#undoBar { background: palette(tool-tip-base); border: 1px solid palette(mid);
+                 border-radius: 6px; }
+QFrame#undoBar QLabel { color: palette(tool-tip-text); }
+"""
+
+
+class UndoBar(QFrame):
+    undo_clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None, show_ms: int = SHOW_MS):
+        super().__init__(parent)
+        self.setObjectName("undoBar")
+        self.setStyleSheet(STYLE)
+        self.setAccessibleName("Undo")
+        self.label = QLabel("")
+        self.label.setObjectName("undoText")
+        self.undoButton = QPushButton("Undo")
+        self.undoButton.setObjectName("undoButton")
+        self.undoButton.setToolTip("Bring the deleted takes back (Ctrl+Z)")
+        self.closeButton = QToolButton()
+        self.closeButton.setText("✕")
+        self.closeButton.setAutoRaise(True)
+        self.closeButton.setToolTip("Dismiss (Ctrl+Z still undoes)")
+        self.closeButton.setAccessibleName("Dismiss")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 4, 4, 4)
+        layout.setSpacing(6)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.undoButton)
+        layout.addWidget(self.closeButton)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(show_ms)
+        self._timer.timeout.connect(self.hide)
+        self.undoButton.clicked.connect(self.undo_clicked)
+        self.closeButton.clicked.connect(self.hide)
+        self.hide()
+
+    def show_message(self, text: str) -> None:
+        self.label.setText(text)
+        self.setAccessibleDescription(text)
+        self.show()
+        self._timer.start()
+
+    def text(self) -> str:
+        return self.label.text()

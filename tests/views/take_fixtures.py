@@ -1,0 +1,35 @@
+"""Takes in a real TakeLibrary (a temp folder) for the takes panel and A/B tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from studio.library.takes import TakeLibrary, TakeRun, TakeSettings
+
+RATE = 24000
+RUN = TakeRun(model_source="tiny", device="cpu", precision="fp32", accel_requested="off",
+              accel_active="off", fallback_reason=None, engine_version="test", seconds=0.5,
+              rtf=0.25)
+
+
+def settings(text="Hello there.", seed=1, mode="design", instruct=None, reference=None,
+             ref_text=None, steps=16, speed=None, duration=None) -> TakeSettings:
+    return TakeSettings(
+        text=text, language="en", instruct=instruct, mode=mode, voice_id=None,
+        reference_path=reference, reference_sha256="ab" * 32 if reference else None,
+        ref_text=ref_text, preprocess=True, speed=speed, duration=duration, seed=seed,
+        options={"decode": {"num_step": steps, "guidance_scale": 2.5, "t_shift": 0.2},
+                 "denoise": False, "postprocess": True},
+    )
+
+
+def voice(seconds=1.0, amplitude=0.2, freq=180.0) -> np.ndarray:
+    t = np.arange(int(seconds * RATE)) / RATE
+    return (amplitude * np.sin(2 * np.pi * freq * t)).astype(np.float32)
+
+
+def add(library: TakeLibrary, text="Hello there.", seed=1, batch="b1", audio=None, **kw):
+    suspects = kw.pop("suspects", ())
+    return library.add(settings(text, seed, **kw), RUN,
+                       voice() if audio is None else audio, RATE, batch=batch,
+                       suspects=suspects)
