@@ -8,7 +8,6 @@ thread. ``aboutToQuit`` stops the worker cleanly before Qt tears anything down.
 from __future__ import annotations
 
 import argparse
-import logging
 from importlib import resources
 from pathlib import Path
 
@@ -40,23 +39,22 @@ def app_icon() -> QIcon | None:
         for name in ICON_NAMES:
             candidate = folder.joinpath(name)
             if candidate.is_file():
-                return QIcon(str(candidate))
+                # Prefer the PNGs rendered from the SVG (packaging/render_icons.py):
+                # they need no SVG plugin, which a frozen build may leave out.
+                sizes = folder.joinpath("icons")
+                pngs = sorted(p.name for p in sizes.iterdir() if p.name.endswith(".png")) \
+                    if sizes.is_dir() else []
+                icon = QIcon() if pngs else QIcon(str(candidate))
+                for png in pngs:
+                    icon.addFile(str(sizes.joinpath(png)))
+                return icon
     return None
 
 
 def _log_to_file() -> None:
-    from studio.paths import log_file
+    from studio import logfile
 
-    path = log_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
-    except OSError:
-        handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
+    logfile.attach()  # size-bounded, rolls over (studio/logfile.py)
 
 
 def run(argv: list[str]) -> int:
@@ -65,7 +63,7 @@ def run(argv: list[str]) -> int:
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName(APPLICATION)
-    app.setDesktopFileName("omnivoice-desktop")
+    app.setDesktopFileName("io.github.omnivoice_desktop.OmniVoiceDesktop")  # packaging/linux/*.desktop
     icon = app_icon()
     if icon is not None:
         app.setWindowIcon(icon)
