@@ -11,16 +11,17 @@ Keys on the list: Space play/pause, S star, F2 rename, Delete delete (Ctrl+Z or
 the Undo bar brings the takes back). Playback goes through the app's shared
 Player; the panel only listens to the player's signals for its state, so a clip
 started elsewhere (the reference panel, the A/B view) shows correctly here too.
+
+The selected take's pane is a :class:`TakeDetail` (``take_detail.py``) that only
+renders and reports clicks; the files a drag out carries come from ``take_drag.py``.
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import (
@@ -29,7 +30,6 @@ from PySide6.QtCore import (
     QObject,
     QPoint,
     Qt,
-    QTemporaryDir,
     QTimer,
     Signal,
     Slot,
@@ -38,18 +38,11 @@ from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFrame,
-    QGridLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListView,
     QMenu,
-    QPlainTextEdit,
-    QPushButton,
-    QSizePolicy,
     QStackedWidget,
-    QStyle,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -57,30 +50,18 @@ from PySide6.QtWidgets import (
 
 from studio.engine.errors import UserError
 from studio.views.generate_form import MAX_SEED
-from studio.views.take_delegate import STAR_OFF, STAR_ON, TakeDelegate
-from studio.views.takes_model import Row, TakesModel, suspect_tip, voice_text
-from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
+from studio.views.take_delegate import STAR_ON, TakeDelegate
+from studio.views.take_detail import TakeDetail
+from studio.views.take_drag import DragFiles
+from studio.views.takes_model import Row, TakesModel
+from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.widgets.undo_bar import UndoBar
-from studio.views.widgets.waveform import WaveformView
 
 SEARCH_DELAY_MS = 200
-NOTES_DELAY_MS = 800
 AUDIO_CACHE = 8  # decoded takes kept for the waveform and quick replay
 ALL_VOICES = "All voices"
 EMPTY_HINT = "Takes you render appear here. Select one and press Space to play it."
 NO_MATCH_HINT = "No take matches the search or filters."
-
-
-def file_stem(name: str) -> str:
-    """A take name as a file name every file manager accepts."""
-    stem = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", name).replace("·", "-")
-    stem = " ".join(stem.split()).strip(" .")
-    return stem[:80] or "take"
-
-
-def _clock(seconds: float) -> str:
-    seconds = max(0, int(round(seconds)))
-    return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 class TakesPanel(QWidget):
@@ -110,9 +91,7 @@ class TakesPanel(QWidget):
         self._stale = False  # a reload waits for the name editor to close
         self._export_choice: tuple[str | None, str | None] = (None, None)  # this session's
         self._open_error = ""
-        self._notes_for: str | None = None  # the take the notes editor holds
-        self._drag_dir: QTemporaryDir | None = None
-        self._drags = 0
+        self._drag_files = DragFiles(self._audio_of)  # owns the temp folder drags write to
         self.model = TakesModel(self)
         self.model.drag_files = self._drag_files
         self._build()
@@ -204,110 +183,23 @@ class TakesPanel(QWidget):
         layout.addLayout(filters)
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.undoBar)
-        layout.addWidget(self._build_detail())
+        self.detail = TakeDetail()
+        layout.addWidget(self.detail)
+        # The detail's widgets under the names the main window, tools and tests know.
+        self.nameLabel = self.detail.nameLabel
+        self.starButton = self.detail.starButton
+        self.waveform = self.detail.waveform
+        self.playButton = self.detail.playButton
+        self.suspectLabel = self.detail.suspectLabel
+        self.notesEdit = self.detail.notesEdit
+        self.rerenderButton = self.detail.rerenderButton
+        self.varyButton = self.detail.varyButton
+        self.copyButton = self.detail.copyButton
+        self.compareButton = self.detail.compareButton
+        self.deleteButton = self.detail.deleteButton
 
         self.undoShortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self)
         self.undoShortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-
-    def _build_detail(self) -> QWidget:
-        self.detail = QFrame()
-        self.detail.setObjectName("takeDetail")
-        self.nameLabel = QLabel("")
-        self.nameLabel.setObjectName("takeName")
-        font = self.nameLabel.font()
-        font.setBold(True)
-        self.nameLabel.setFont(font)
-        self.nameLabel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.starButton = QToolButton()
-        self.starButton.setObjectName("starButton")
-        self.starButton.setCheckable(True)
-        self.starButton.setAutoRaise(True)
-        self.starButton.setText(STAR_OFF)
-        self.starButton.setAccessibleName("Star")
-        self.renameButton = QToolButton()
-        self.renameButton.setObjectName("renameButton")
-        self.renameButton.setText("Rename")
-        self.renameButton.setAutoRaise(True)
-        self.renameButton.setToolTip("Rename the take (F2)")
-
-        self.waveform = WaveformView()
-        self.waveform.setObjectName("takeWaveform")
-        self.waveform.setAccessibleName("Waveform of the selected take")
-        self.waveform.setMinimumHeight(52)
-
-        self.playButton = QPushButton("Play")
-        self.playButton.setObjectName("playTakeButton")
-        self.playButton.setAccessibleName("Play or pause the selected take")
-        self.playButton.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
-        self.playButton.setMinimumWidth(88)
-        self.timeLabel = QLabel("")
-        self.timeLabel.setObjectName("takeTime")
-        self.timeLabel.setAccessibleName("Playback position")
-        self.infoLabel = hint_label("")
-        self.infoLabel.setObjectName("takeInfo")
-        self.infoLabel.setAccessibleName("How the take was made")
-        self.suspectLabel = MessageLabel()
-        self.suspectLabel.setObjectName("takeSuspects")
-
-        self.notesEdit = QPlainTextEdit()
-        self.notesEdit.setObjectName("takeNotes")
-        self.notesEdit.setPlaceholderText("Notes…")
-        self.notesEdit.setAccessibleName("Notes on the take")
-        self.notesEdit.setToolTip("Your notes on this take; saved as you type and searchable")
-        self.notesEdit.setTabChangesFocus(True)
-        self.notesEdit.setFixedHeight(self.notesEdit.fontMetrics().lineSpacing() * 2 + 14)
-        self._notes_timer = QTimer(self)
-        self._notes_timer.setSingleShot(True)
-        self._notes_timer.setInterval(NOTES_DELAY_MS)
-
-        def action(name: str, text: str, tip: str) -> QPushButton:
-            button = QPushButton(text)
-            button.setObjectName(name)
-            button.setToolTip(tip)
-            button.setAccessibleName(text.rstrip("…"))
-            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-            return button
-
-        self.rerenderButton = action("rerenderButton", "Re-render",
-                                     "Render this take again with the same seed: identical audio")
-        self.varyButton = action("varyButton", "Vary seed",
-                                 "Render this take's settings with a new seed: a variation")
-        self.copyButton = action("copySettingsButton", "To editor",
-                                 "Copy this take's settings into the Clone or Design form")
-        self.exportButton = action("exportButton", "Export…",
-                                   "Save the selected takes as audio files with their settings")
-        self.compareButton = action("compareButton", "Compare A/B",
-                                    "Compare the two selected takes, loudness-matched")
-        self.deleteButton = action("deleteButton", "Delete",
-                                   "Delete the selected takes (Delete; Ctrl+Z brings them back)")
-
-        top = QHBoxLayout()
-        top.setSpacing(4)
-        top.addWidget(self.nameLabel, 1)
-        top.addWidget(self.renameButton)
-        top.addWidget(self.starButton)
-        transport = QHBoxLayout()
-        transport.addWidget(self.playButton)
-        transport.addStretch(1)
-        transport.addWidget(self.timeLabel)
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(6)
-        grid.setVerticalSpacing(6)
-        for i, button in enumerate((self.rerenderButton, self.varyButton, self.copyButton,
-                                    self.exportButton, self.compareButton, self.deleteButton)):
-            grid.addWidget(button, i // 3, i % 3)
-
-        column = QVBoxLayout(self.detail)
-        column.setContentsMargins(0, 4, 0, 0)
-        column.setSpacing(6)
-        column.addLayout(top)
-        column.addWidget(self.waveform)
-        column.addLayout(transport)
-        column.addWidget(self.infoLabel)
-        column.addWidget(self.suspectLabel)
-        column.addWidget(self.notesEdit)
-        column.addLayout(grid)
-        return self.detail
 
     def _connect(self) -> None:
         self.searchEdit.textChanged.connect(lambda _text: self._search_timer.start())
@@ -323,18 +215,16 @@ class TakesPanel(QWidget):
         self.delegate.closeEditor.connect(lambda *_: self._stale and QTimer.singleShot(0, self.refresh))
         self.model.rename_requested.connect(self._rename_requested)
         self.model.modelReset.connect(self._refresh_count)
-        self.waveform.seek_requested.connect(self._seek)
-        self.playButton.clicked.connect(self.toggle)
-        self.starButton.clicked.connect(lambda _checked: self.toggle_star())
-        self.renameButton.clicked.connect(self.rename)
-        self.notesEdit.textChanged.connect(self._notes_edited)
-        self._notes_timer.timeout.connect(self._commit_notes)
-        self.rerenderButton.clicked.connect(lambda: self.rerender(vary=False))
-        self.varyButton.clicked.connect(lambda: self.rerender(vary=True))
-        self.copyButton.clicked.connect(self.copy_settings)
-        self.exportButton.clicked.connect(self.export_selected)
-        self.compareButton.clicked.connect(self.compare)
-        self.deleteButton.clicked.connect(self.delete_selected)
+        self.detail.seek_requested.connect(self._seek)
+        self.detail.play_clicked.connect(self.toggle)
+        self.detail.star_clicked.connect(self.toggle_star)
+        self.detail.rename_clicked.connect(self.rename)
+        self.detail.notes_committed.connect(self._save_notes)
+        self.detail.rerender_clicked.connect(lambda vary: self.rerender(vary=vary))
+        self.detail.copy_clicked.connect(self.copy_settings)
+        self.detail.export_clicked.connect(self.export_selected)
+        self.detail.compare_clicked.connect(self.compare)
+        self.detail.delete_clicked.connect(self.delete_selected)
         self.undoBar.undo_clicked.connect(self.undo_delete)
         self.undoShortcut.activated.connect(self.undo_delete)
 
@@ -359,7 +249,7 @@ class TakesPanel(QWidget):
             self._stale = True  # a reload now would close the name editor mid-word
             return
         self._stale = False
-        self._commit_notes()
+        self.detail.commit_notes()
         selected = [t.id for t in self.selected_takes()]
         current = self.current_take()
         library = self.library()
@@ -443,63 +333,25 @@ class TakesPanel(QWidget):
 
     def _selection_changed(self) -> None:
         take = self.current_take()
-        if take is None or take.id != self._notes_for:
-            self._commit_notes()
+        if take is None or take.id != self.detail.notes_for():
+            self.detail.commit_notes()
         self._show_detail()
 
     # ------------------------------------------------------------------ details
     def _show_detail(self) -> None:
         row = self._current_row()
-        take = row.take if row else None
-        count = len(self.selected_takes())
-        self.detail.setEnabled(take is not None)
-        if take is None:
-            self.nameLabel.setText("No take selected")
-            self.waveform.set_audio(None)
-            self.infoLabel.setText("")
-            self.suspectLabel.clear_message()
-            self._set_notes(None, "")
-        else:
-            self.nameLabel.setText(row.name if count < 2 else f"{row.name} (+{count - 1} more)")
-            self.nameLabel.setToolTip(row.name)
-            self.infoLabel.setText(
-                f"{take.settings.mode.capitalize()} · {voice_text(take)} · {row.details}"
-                f" · {take.run.device} {take.run.precision}")
-            self.infoLabel.setToolTip(row.tooltip)
-            if take.suspects:
-                self.suspectLabel.show_message(" ".join(suspect_tip(c) for c in take.suspects))
-            else:
-                self.suspectLabel.clear_message()
-            self._load_waveform(take)
-            if take.id != self._notes_for or not self.notesEdit.hasFocus():
-                self._set_notes(take.id, take.notes)
-        starred = take is not None and take.starred
-        self.starButton.setChecked(starred)
-        self.starButton.setText(STAR_ON if starred else STAR_OFF)
-        self.starButton.setToolTip("Unstar the take (S)" if starred
-                                   else "Star the take: starred takes are never pruned (S)")
-        writable = self._controller is not None and take is not None
-        for button in (self.starButton, self.renameButton, self.deleteButton):
-            button.setEnabled(writable)
-        self.notesEdit.setReadOnly(not writable)
-        for button in (self.rerenderButton, self.varyButton, self.copyButton, self.exportButton):
-            button.setEnabled(take is not None)
-        self.compareButton.setEnabled(count == 2)
-        self.compareButton.setToolTip(
-            "Compare the two selected takes, loudness-matched" if count == 2 else
-            "Select exactly two takes (Ctrl+click) to compare them")
+        self.detail.show_take(row, len(self.selected_takes()), self._controller is not None)
+        if row is not None:
+            self._load_waveform(row.take)
+            self.detail.show_notes(row.take.id, row.take.notes)
         self._refresh_play()
 
     def _load_waveform(self, take) -> None:
         audio = self._audio_of(take)
-        if audio is None:
-            self.waveform.set_audio(None)
-            return
-        if self.waveform.property("takeId") != take.id:
-            self.waveform.set_audio(*audio)
-            self.waveform.setProperty("takeId", take.id)
-            if self._player is not None and self._player.key() == self.model.key_of(take):
-                self.waveform.set_position(self._player.position())
+        position = None
+        if self._player is not None and self._player.key() == self.model.key_of(take):
+            position = self._player.position()
+        self.detail.show_audio(take.id, audio, position)
 
     def _audio_of(self, take) -> tuple[np.ndarray, int] | None:
         if take.id in self._audio:
@@ -511,19 +363,12 @@ class TakesPanel(QWidget):
         try:
             audio = library.read_audio(take.id)
         except UserError as exc:
-            self.suspectLabel.show_message(str(exc))
+            self.detail.show_problem(str(exc))
             return None
         self._audio[take.id] = audio
         while len(self._audio) > AUDIO_CACHE:
             self._audio.popitem(last=False)
         return audio
-
-    def _set_notes(self, take_id: str | None, text: str) -> None:
-        self._notes_for = take_id
-        if self.notesEdit.toPlainText() != text:
-            self.notesEdit.blockSignals(True)
-            self.notesEdit.setPlainText(text)
-            self.notesEdit.blockSignals(False)
 
     # ------------------------------------------------------------------ playback
     def set_audio_status(self, status) -> None:
@@ -549,8 +394,8 @@ class TakesPanel(QWidget):
         if audio is None:
             return
         self._player.load(audio[0], audio[1], key)
-        start = self.waveform.position()
-        if 0 < start < self.waveform.duration():
+        start = self.detail.start()
+        if start > 0:
             self._player.seek(start)
         self._player.play()
 
@@ -560,7 +405,7 @@ class TakesPanel(QWidget):
                 and self._player.key() == self.model.key_of(take):
             self._player.seek(seconds)
         else:
-            self.waveform.set_position(seconds)  # where Play will start
+            self.detail.set_start(seconds)
 
     @Slot(str)
     def _player_state(self, state: str) -> None:
@@ -577,29 +422,19 @@ class TakesPanel(QWidget):
     def _player_position(self, seconds: float) -> None:
         take = self.current_take()
         if take is not None and self._player.key() == self.model.key_of(take):
-            self.waveform.set_position(seconds)
-            self.timeLabel.setText(f"{_clock(seconds)} / {_clock(self._player.duration())}")
+            self.detail.show_position(seconds, self._player.duration())
 
     def _refresh_play(self) -> None:
         take = self.current_take()
         holds = (self._player is not None and take is not None
                  and self._player.key() == self.model.key_of(take))
         playing = holds and self._player.state() == "playing"
-        self.playButton.setText("Pause" if playing else "Play")
-        self.playButton.setIcon(self.style().standardIcon(
-            QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay))
-        if self._reason is not None:
-            self.playButton.setEnabled(False)
-            self.playButton.setToolTip(self._reason)
-        elif take is None:
-            self.playButton.setEnabled(False)
-            self.playButton.setToolTip("Select a take to play it")
-        else:
-            self.playButton.setEnabled(True)
-            self.playButton.setToolTip("Pause the take (Space)" if playing
-                                       else "Play the selected take (Space)")
+        blocked = self._reason
+        if blocked is None and take is None:
+            blocked = "Select a take to play it"
+        self.detail.show_play_state(playing, blocked)
         if not holds:
-            self.timeLabel.setText(_clock(take.audio_seconds) if take else "")
+            self.detail.show_length(take.audio_seconds if take else None)
 
     # ------------------------------------------------------------------ edits -> controller
     def toggle_star(self) -> None:
@@ -635,20 +470,10 @@ class TakesPanel(QWidget):
             self._controller.rename_take(take_id, name)
         self._show_detail()
 
-    def _notes_edited(self) -> None:
-        if self._notes_for is not None:
-            self._notes_timer.start()
-
-    def _commit_notes(self) -> None:
-        """Send the notes being typed (if they changed) for the take they belong to."""
-        self._notes_timer.stop()
-        take_id = self._notes_for
-        if take_id is None or self._controller is None:
-            return
-        row = self.model.row_of_id(take_id)
-        take = self.model.take(row)
-        text = self.notesEdit.toPlainText().strip()
-        if take is not None and text != take.notes:
+    def _save_notes(self, take_id: str, text: str) -> None:
+        """Send a take's notes to the worker if they changed (the detail says when)."""
+        take = self.model.take(self.model.row_of_id(take_id))
+        if self._controller is not None and take is not None and text != take.notes:
             self.model.patch(take_id, notes=text)
             self._controller.note_take(take_id, text)
 
@@ -723,33 +548,6 @@ class TakesPanel(QWidget):
         """Show a child dialog (the panel keeps it alive; it is deleted when closed)."""
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
-
-    def _drag_files(self, rows: list[Row]) -> list[Path]:
-        """WAV copies with readable names in a private temp folder, made at drag start.
-
-        Never the library's own FLAC: a file manager may move what is dropped, and
-        ``<uuid>.flac`` says nothing to anyone browsing the folder later.
-        """
-        from studio.engine.audio import write_audio_atomic
-
-        if self._drag_dir is None:
-            self._drag_dir = QTemporaryDir()
-        self._drags += 1
-        folder = Path(self._drag_dir.path()) / f"drag-{self._drags}"
-        folder.mkdir(parents=True, exist_ok=True)
-        paths: list[Path] = []
-        for row in rows:
-            audio = self._audio_of(row.take)
-            if audio is None:
-                continue
-            path = folder / f"{file_stem(row.name)}.wav"
-            n = 2
-            while path in paths:
-                path = folder / f"{file_stem(row.name)} ({n}).wav"
-                n += 1
-            write_audio_atomic(path, audio[0], audio[1])
-            paths.append(path)
-        return paths
 
     # ------------------------------------------------------------------ events
     def _context_menu(self, pos: QPoint) -> None:

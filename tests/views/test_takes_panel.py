@@ -13,9 +13,10 @@ from studio_fakes import PLAYABLE, SILENT, FakeController, FakePlayer
 from take_fixtures import add, voice
 
 from studio.library.takes import TakeLibrary
+from studio.views.take_drag import file_stem
 from studio.views.take_export import ExportDialog
 from studio.views.takes_model import TakesModel
-from studio.views.takes_panel import TakesPanel, file_stem
+from studio.views.takes_panel import TakesPanel
 
 
 @pytest.fixture

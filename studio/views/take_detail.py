@@ -1,0 +1,289 @@
+"""The selected take's detail pane: name, waveform, play, notes and the action buttons.
+
+The pane only shows what the takes panel tells it and says what was clicked, as
+signals; the panel owns the library, the player and the controller. That keeps the
+pane free of the take list's state, so it renders from one ``show_take`` call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QStyle,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.views.take_delegate import STAR_OFF, STAR_ON
+from studio.views.takes_model import Row, suspect_tip, voice_text
+from studio.views.widgets.labels import MessageLabel, hint_label
+from studio.views.widgets.waveform import WaveformView
+
+NOTES_DELAY_MS = 800
+
+
+def clock(seconds: float) -> str:
+    """m:ss, as the time label shows it."""
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class TakeDetail(QFrame):
+    """One take's details and the buttons that act on the selection."""
+
+    play_clicked = Signal()
+    seek_requested = Signal(float)  # seconds, from a click on the waveform
+    star_clicked = Signal()
+    rename_clicked = Signal()
+    notes_committed = Signal(str, str)  # take id, the notes as typed (stripped)
+    rerender_clicked = Signal(bool)  # vary: a new seed instead of the same one
+    copy_clicked = Signal()
+    export_clicked = Signal()
+    compare_clicked = Signal()
+    delete_clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("takeDetail")
+        self._notes_for: str | None = None  # the take the notes editor holds
+        self._waveform_for: str | None = None  # the take the waveform was last loaded with
+        self._build()
+        self._connect()
+
+    def _build(self) -> None:
+        self.nameLabel = QLabel("")
+        self.nameLabel.setObjectName("takeName")
+        font = self.nameLabel.font()
+        font.setBold(True)
+        self.nameLabel.setFont(font)
+        self.nameLabel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.starButton = QToolButton()
+        self.starButton.setObjectName("starButton")
+        self.starButton.setCheckable(True)
+        self.starButton.setAutoRaise(True)
+        self.starButton.setText(STAR_OFF)
+        self.starButton.setAccessibleName("Star")
+        self.renameButton = QToolButton()
+        self.renameButton.setObjectName("renameButton")
+        self.renameButton.setText("Rename")
+        self.renameButton.setAutoRaise(True)
+        self.renameButton.setToolTip("Rename the take (F2)")
+
+        self.waveform = WaveformView()
+        self.waveform.setObjectName("takeWaveform")
+        self.waveform.setAccessibleName("Waveform of the selected take")
+        self.waveform.setMinimumHeight(52)
+
+        self.playButton = QPushButton("Play")
+        self.playButton.setObjectName("playTakeButton")
+        self.playButton.setAccessibleName("Play or pause the selected take")
+        self.playButton.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
+        self.playButton.setMinimumWidth(88)
+        self.timeLabel = QLabel("")
+        self.timeLabel.setObjectName("takeTime")
+        self.timeLabel.setAccessibleName("Playback position")
+        self.infoLabel = hint_label("")
+        self.infoLabel.setObjectName("takeInfo")
+        self.infoLabel.setAccessibleName("How the take was made")
+        self.suspectLabel = MessageLabel()
+        self.suspectLabel.setObjectName("takeSuspects")
+
+        self.notesEdit = QPlainTextEdit()
+        self.notesEdit.setObjectName("takeNotes")
+        self.notesEdit.setPlaceholderText("Notes…")
+        self.notesEdit.setAccessibleName("Notes on the take")
+        self.notesEdit.setToolTip("Your notes on this take; saved as you type and searchable")
+        self.notesEdit.setTabChangesFocus(True)
+        self.notesEdit.setFixedHeight(self.notesEdit.fontMetrics().lineSpacing() * 2 + 14)
+        self._notes_timer = QTimer(self)
+        self._notes_timer.setSingleShot(True)
+        self._notes_timer.setInterval(NOTES_DELAY_MS)
+
+        def action(name: str, text: str, tip: str) -> QPushButton:
+            button = QPushButton(text)
+            button.setObjectName(name)
+            button.setToolTip(tip)
+            button.setAccessibleName(text.rstrip("…"))
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            return button
+
+        self.rerenderButton = action("rerenderButton", "Re-render",
+                                     "Render this take again with the same seed: identical audio")
+        self.varyButton = action("varyButton", "Vary seed",
+                                 "Render this take's settings with a new seed: a variation")
+        self.copyButton = action("copySettingsButton", "To editor",
+                                 "Copy this take's settings into the Clone or Design form")
+        self.exportButton = action("exportButton", "Export…",
+                                   "Save the selected takes as audio files with their settings")
+        self.compareButton = action("compareButton", "Compare A/B",
+                                    "Compare the two selected takes, loudness-matched")
+        self.deleteButton = action("deleteButton", "Delete",
+                                   "Delete the selected takes (Delete; Ctrl+Z brings them back)")
+
+        top = QHBoxLayout()
+        top.setSpacing(4)
+        top.addWidget(self.nameLabel, 1)
+        top.addWidget(self.renameButton)
+        top.addWidget(self.starButton)
+        transport = QHBoxLayout()
+        transport.addWidget(self.playButton)
+        transport.addStretch(1)
+        transport.addWidget(self.timeLabel)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(6)
+        grid.setVerticalSpacing(6)
+        for i, button in enumerate((self.rerenderButton, self.varyButton, self.copyButton,
+                                    self.exportButton, self.compareButton, self.deleteButton)):
+            grid.addWidget(button, i // 3, i % 3)
+
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 4, 0, 0)
+        column.setSpacing(6)
+        column.addLayout(top)
+        column.addWidget(self.waveform)
+        column.addLayout(transport)
+        column.addWidget(self.infoLabel)
+        column.addWidget(self.suspectLabel)
+        column.addWidget(self.notesEdit)
+        column.addLayout(grid)
+
+    def _connect(self) -> None:
+        self.waveform.seek_requested.connect(self.seek_requested)
+        self.playButton.clicked.connect(lambda _checked=False: self.play_clicked.emit())
+        self.starButton.clicked.connect(lambda _checked=False: self.star_clicked.emit())
+        self.renameButton.clicked.connect(lambda _checked=False: self.rename_clicked.emit())
+        self.notesEdit.textChanged.connect(self._notes_edited)
+        self._notes_timer.timeout.connect(self.commit_notes)
+        self.rerenderButton.clicked.connect(lambda _checked=False: self.rerender_clicked.emit(False))
+        self.varyButton.clicked.connect(lambda _checked=False: self.rerender_clicked.emit(True))
+        self.copyButton.clicked.connect(lambda _checked=False: self.copy_clicked.emit())
+        self.exportButton.clicked.connect(lambda _checked=False: self.export_clicked.emit())
+        self.compareButton.clicked.connect(lambda _checked=False: self.compare_clicked.emit())
+        self.deleteButton.clicked.connect(lambda _checked=False: self.delete_clicked.emit())
+
+    # ------------------------------------------------------------------ showing
+    def show_take(self, row: Row | None, count: int, writable: bool) -> None:
+        """Show the current take (``row``) of ``count`` selected; ``writable``: edits allowed.
+
+        The notes are left alone while the user types in them for this same take, so a
+        reload does not move the cursor or drop unsent keys.
+        """
+        take = row.take if row else None
+        self.setEnabled(take is not None)
+        if take is None:
+            self.nameLabel.setText("No take selected")
+            self.waveform.set_audio(None)
+            self.infoLabel.setText("")
+            self.suspectLabel.clear_message()
+            self._set_notes(None, "")
+        else:
+            self.nameLabel.setText(row.name if count < 2 else f"{row.name} (+{count - 1} more)")
+            self.nameLabel.setToolTip(row.name)
+            self.infoLabel.setText(
+                f"{take.settings.mode.capitalize()} · {voice_text(take)} · {row.details}"
+                f" · {take.run.device} {take.run.precision}")
+            self.infoLabel.setToolTip(row.tooltip)
+            if take.suspects:
+                self.suspectLabel.show_message(" ".join(suspect_tip(c) for c in take.suspects))
+            else:
+                self.suspectLabel.clear_message()
+        starred = take is not None and take.starred
+        self.starButton.setChecked(starred)
+        self.starButton.setText(STAR_ON if starred else STAR_OFF)
+        self.starButton.setToolTip("Unstar the take (S)" if starred
+                                   else "Star the take: starred takes are never pruned (S)")
+        writable = writable and take is not None
+        for button in (self.starButton, self.renameButton, self.deleteButton):
+            button.setEnabled(writable)
+        self.notesEdit.setReadOnly(not writable)
+        for button in (self.rerenderButton, self.varyButton, self.copyButton, self.exportButton):
+            button.setEnabled(take is not None)
+        self.compareButton.setEnabled(count == 2)
+        self.compareButton.setToolTip(
+            "Compare the two selected takes, loudness-matched" if count == 2 else
+            "Select exactly two takes (Ctrl+click) to compare them")
+
+    def show_notes(self, take_id: str, text: str) -> None:
+        """Put a take's notes in the editor, unless the user is typing this take's notes."""
+        if take_id != self._notes_for or not self.notesEdit.hasFocus():
+            self._set_notes(take_id, text)
+
+    def show_audio(self, take_id: str, audio: tuple[np.ndarray, int] | None,
+                   position: float | None = None) -> None:
+        """Draw a take's waveform; reloading the same take would lose the playhead, so it doesn't.
+
+        ``position``: where the playhead goes when the waveform is (re)loaded (None: the start).
+        """
+        if audio is None:
+            self.waveform.set_audio(None)
+            return
+        if self._waveform_for != take_id:
+            self.waveform.set_audio(*audio)
+            self._waveform_for = take_id
+            if position is not None:
+                self.waveform.set_position(position)
+
+    def show_problem(self, text: str) -> None:
+        """A sentence about the take that cannot wait (e.g. its audio cannot be read)."""
+        self.suspectLabel.show_message(text)
+
+    # ------------------------------------------------------------------ playback
+    def show_play_state(self, playing: bool, blocked: str | None) -> None:
+        """Play or Pause; ``blocked``: why Play is off (None: it is on)."""
+        self.playButton.setText("Pause" if playing else "Play")
+        self.playButton.setIcon(self.style().standardIcon(
+            QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay))
+        self.playButton.setEnabled(blocked is None)
+        self.playButton.setToolTip(blocked if blocked is not None else
+                                   "Pause the take (Space)" if playing
+                                   else "Play the selected take (Space)")
+
+    def show_length(self, seconds: float | None) -> None:
+        """The take's length while the player does not hold it (None: no take)."""
+        self.timeLabel.setText(clock(seconds) if seconds is not None else "")
+
+    def show_position(self, seconds: float, duration: float) -> None:
+        """The playhead while the player plays this take."""
+        self.waveform.set_position(seconds)
+        self.timeLabel.setText(f"{clock(seconds)} / {clock(duration)}")
+
+    def set_start(self, seconds: float) -> None:
+        """Move the playhead while the player holds another clip: where Play will start."""
+        self.waveform.set_position(seconds)
+
+    def start(self) -> float:
+        """Where Play starts: the playhead if it sits inside the take, else 0."""
+        start = self.waveform.position()
+        return start if 0 < start < self.waveform.duration() else 0.0
+
+    # ------------------------------------------------------------------ notes
+    def notes_for(self) -> str | None:
+        """The take the notes editor holds (None: no take)."""
+        return self._notes_for
+
+    def commit_notes(self) -> None:
+        """Send the notes being typed now instead of after the pause (before a reload or a
+        selection change would lose them)."""
+        self._notes_timer.stop()
+        if self._notes_for is not None:
+            self.notes_committed.emit(self._notes_for, self.notesEdit.toPlainText().strip())
+
+    def _notes_edited(self) -> None:
+        if self._notes_for is not None:
+            self._notes_timer.start()
+
+    def _set_notes(self, take_id: str | None, text: str) -> None:
+        self._notes_for = take_id
+        if self.notesEdit.toPlainText() != text:
+            self.notesEdit.blockSignals(True)
+            self.notesEdit.setPlainText(text)
+            self.notesEdit.blockSignals(False)
