@@ -6,9 +6,10 @@ It runs the real studio (worker thread, engine) on a tiny random checkpoint in a
 temporary data folder, renders one take so the takes panel is not empty, and
 grabs the main window on each view. Then it renders a batch of three takes, stars,
 renames and annotates one through the worker, and grabs the takes panel
-(studio-takes.png) and the A/B view of two takes (studio-ab.png). One take with a
-clipped signal is added to the library first, so a suspect badge shows; its badges
-come from the real detector.
+(studio-takes.png) and the A/B view of two takes (studio-ab.png). Three demo takes
+are added to the library first: a clipped one, so a suspect badge shows, and two
+speech-like reads 10 dB apart for the A/B view (the random model renders noise,
+which the detector rightly calls loud); all badges come from the real detector.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def main(out: Path) -> int:
     from studio.worker.controller import WorkerController
 
     checkpoint = build_random_checkpoint(work / "OmniVoice")
-    add_clipped_take(work / "data", str(checkpoint))
+    reads = add_demo_takes(work / "data", str(checkpoint))
     settings = Settings(QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat), environ={})
     for key, value in (("model/source", str(checkpoint)), ("model/device", "cpu"),
                        ("model/precision", "fp32")):
@@ -70,37 +71,68 @@ def main(out: Path) -> int:
         path = out / f"studio-{name}.png"
         window.grab().save(str(path))
         print(path)
-    shoot_takes(app, window, controller, out, wait_for)
+    shoot_takes(app, window, controller, out, wait_for, reads)
     player.close()
     controller.shutdown()
     return 0
 
 
-def add_clipped_take(folder: Path, model_source: str) -> None:
-    """A take whose render came out overdriven: what a suspect badge is for."""
+def speech_like(seconds: float, lufs: float, seed: int):
+    """A voiced signal with syllable bursts and pauses, scaled to ``lufs``: what a
+    render of the real model looks like on a waveform (the tiny random model gives noise)."""
+    import numpy as np
+
+    from studio.audio.loudness import loudness_lufs
+
+    rate, rng = 24000, np.random.default_rng(seed)
+    t = np.arange(int(seconds * rate)) / rate
+    f0 = 135 + 25 * np.sin(2 * np.pi * 0.7 * t + seed)
+    phase = 2 * np.pi * np.cumsum(f0) / rate
+    voiced = sum(np.sin(k * phase) / k for k in range(1, 12))
+    syllables = np.clip(np.sin(2 * np.pi * 3.8 * t + rng.uniform(0, 6)), 0, None) ** 0.6
+    pauses = (np.sin(2 * np.pi * 0.45 * t + seed) > -0.7).astype(float)
+    audio = (voiced * syllables * pauses).astype(np.float32)
+    audio *= 10 ** ((lufs - loudness_lufs(audio, rate)) / 20)
+    return audio, rate
+
+
+def add_demo_takes(folder: Path, model_source: str) -> list[str]:
+    """An overdriven take (what a suspect badge is for) and two reads of one line at
+    different levels (what the A/B view's loudness matching is for). Their badges come
+    from the real detector. Returns the ids of the two reads."""
     import numpy as np
 
     from studio import __version__
     from studio.library.suspect import inspect
     from studio.library.takes import TakeLibrary, TakeRun, TakeSettings
 
+    def add(library, text, audio, rate, seed, batch, instruct):
+        settings = TakeSettings(
+            text=text, language="en", instruct=instruct, mode="design", voice_id=None,
+            reference_path=None, reference_sha256=None, ref_text=None, preprocess=True,
+            speed=None, duration=None, seed=seed,
+            options={"decode": {"num_step": 16, "guidance_scale": 2.0, "t_shift": 0.1}})
+        run = TakeRun(model_source=model_source, device="cpu", precision="bf16",
+                      accel_requested="off", accel_active="off", fallback_reason=None,
+                      engine_version=__version__, seconds=1.1, rtf=0.46)
+        return library.add(settings, run, audio, rate, batch=batch, suspects=inspect(audio, rate))
+
     rate = 24000
     t = np.arange(int(2.4 * rate)) / rate
     envelope = (np.sin(2 * np.pi * 1.1 * t) > -0.4).astype(np.float32)
-    audio = np.clip(1.8 * np.sin(2 * np.pi * 170 * t) * envelope, -1, 1).astype(np.float32)
-    settings = TakeSettings(
-        text="Tickets for the late show are sold out.", language="en", instruct="male, low pitch",
-        mode="design", voice_id=None, reference_path=None, reference_sha256=None, ref_text=None,
-        preprocess=True, speed=None, duration=None, seed=3141,
-        options={"decode": {"num_step": 16, "guidance_scale": 2.0, "t_shift": 0.1}})
-    run = TakeRun(model_source=model_source, device="cpu", precision="fp32",
-                  accel_requested="off", accel_active="off", fallback_reason=None,
-                  engine_version=__version__, seconds=1.1, rtf=0.46)
+    clipped = np.clip(1.8 * np.sin(2 * np.pi * 170 * t) * envelope, -1, 1).astype(np.float32)
+    line = "Your table for two is ready, right this way."
     with TakeLibrary(folder) as library:
-        library.add(settings, run, audio, rate, batch="clipped", suspects=inspect(audio, rate))
+        add(library, "Tickets for the late show are sold out.", clipped, rate, 3141, "clipped",
+            "male, low pitch")
+        reads = [add(library, line, *speech_like(3.2, lufs, seed), seed, "reads", "female, young adult")
+                 for lufs, seed in ((-19.0, 7), (-29.0, 8))]
+        library.rename(reads[0].id, "Close and bright")
+        library.rename(reads[1].id, "Softer, further back")
+    return [r.id for r in reads]
 
 
-def shoot_takes(app, window, controller, out: Path, wait_for) -> None:
+def shoot_takes(app, window, controller, out: Path, wait_for, reads: list[str]) -> None:
     """The takes panel with a batch of three (one starred, renamed, with notes) and the
     A/B view of two of them."""
     from PySide6.QtCore import QElapsedTimer
@@ -119,18 +151,20 @@ def shoot_takes(app, window, controller, out: Path, wait_for) -> None:
     form.generateButton.click()
     wait_for(controller.worker.finished)
     panel = window.takesPanel
-    settle(lambda: panel.model.rowCount() >= 5)
+    settle(lambda: panel.model.rowCount() >= 7)
     batch = [panel.model.take(r) for r in range(3)]
     keeper = batch[1]
     controller.star_take(keeper.id, True)
     controller.rename_take(keeper.id, "Warm read, keep")
     controller.note_take(keeper.id, "Best pacing; slight breath before 'Edinburgh'.")
-    clipped = panel.model.take(4)
+    takes = [panel.model.take(r) for r in range(panel.model.rowCount())]
+    clipped = next(t for t in takes if t.settings.seed == 3141)
     controller.note_take(clipped.id, "Overdriven: render again at a lower guidance.")
-    settle(lambda: panel.model.take(4).notes != "")
+    settle(lambda: any(panel.model.take(r).notes.startswith("Overdriven")
+                       for r in range(panel.model.rowCount())))
     panel.select_ids([clipped.id])  # its badges explained; the starred row shows its star
     panel.waveform.seek_requested.emit(panel.waveform.duration() * 0.4)
-    window.resize(1280, 900)  # room for all five takes without scrolling
+    window.resize(1280, 1040)  # room for all seven takes without scrolling
     window.splitter.setSizes([window.width() - 176 - 400, 400])
     app.processEvents()
     panel.list.scrollToTop()
@@ -138,7 +172,7 @@ def shoot_takes(app, window, controller, out: Path, wait_for) -> None:
     panel.grab().save(str(path))
     print(path)
 
-    panel.select_ids([batch[0].id, keeper.id])
+    panel.select_ids(reads)  # two reads 10 dB apart: the A/B view plays them matched
     panel.compare()
     dialog = panel.findChild(ABDialog)
     dialog.view.select(1)

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from studio.audio.loudness import gain_db, match_gains
 from studio.engine.errors import UserError
+from studio.views.take_detail import clock
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.waveform import WaveformView
 
@@ -51,11 +52,6 @@ def level_text(gain: float) -> str:
     """How a take's level was matched: the louder one is turned down."""
     db = gain_db(gain)
     return "as rendered" if db > -0.05 else f"turned down {-db:.1f} dB"
-
-
-def _clock(seconds: float) -> str:
-    seconds = max(0, int(round(seconds)))
-    return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 class ABView(QWidget):
@@ -336,7 +332,7 @@ class ABView(QWidget):
     def _position(self, seconds: float) -> None:
         if self._mine():
             self.waveform.set_position(seconds)
-            self.timeLabel.setText(f"{_clock(seconds)} / {_clock(self._player.duration())}")
+            self.timeLabel.setText(f"{clock(seconds)} / {clock(self._player.duration())}")
 
     def _refresh_play(self) -> None:
         playing = self._mine() and self._player.state() == "playing"

@@ -182,6 +182,7 @@ class TakeDetail(QFrame):
         if take is None:
             self.nameLabel.setText("No take selected")
             self.waveform.set_audio(None)
+            self._waveform_for = None  # so selecting a take again draws it
             self.infoLabel.setText("")
             self.suspectLabel.clear_message()
             self._set_notes(None, "")
@@ -225,6 +226,7 @@ class TakeDetail(QFrame):
         """
         if audio is None:
             self.waveform.set_audio(None)
+            self._waveform_for = None
             return
         if self._waveform_for != take_id:
             self.waveform.set_audio(*audio)

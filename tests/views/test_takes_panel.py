@@ -137,6 +137,17 @@ def test_space_plays_the_selected_take_and_the_waveform_seeks(qtbot, writer, mak
     assert panel.model.index(0).data(TakesModel.StateRole) == "paused"
 
 
+def test_reselecting_a_take_after_clearing_the_selection_draws_its_waveform_again(writer, make_panel):
+    take = add(writer, "Draw me again.", audio=voice(1.5))
+    panel = make_panel()
+    panel.show()
+    assert panel.waveform.has_audio()
+    panel.list.clearSelection()
+    assert not panel.waveform.has_audio()
+    panel.select_ids([take.id])
+    assert panel.waveform.has_audio() and panel.waveform.duration() == pytest.approx(1.5)
+
+
 def test_another_clip_in_the_player_clears_the_take_marker(writer, make_panel, player):
     add(writer, "One.")
     panel = make_panel()
