@@ -132,6 +132,8 @@ class FakeCudaPlatform(TorchPlatform):
         self._compile = compile
         self.captures = 0
         self.emptied = 0
+        self.resets = 0  # reset_compiler() calls
+        self.pools: list[object] = []  # the pool each capture was given
 
     def has_package(self, name):
         return name in self.packages
@@ -148,9 +150,16 @@ class FakeCudaPlatform(TorchPlatform):
     def compile(self, fn):
         return self._compile(fn) if self._compile is not None else fn
 
-    def capture_graph(self, fn):
+    def reset_compiler(self):
+        self.resets += 1
+
+    def graph_pool(self):
+        return object()  # a new handle each call, so a test can tell whether one is shared
+
+    def capture_graph(self, fn, pool=None):
         """A stand-in for a CUDA graph: replay recomputes into the captured output."""
         self.captures += 1
+        self.pools.append(pool)
         out = fn()
         return (lambda: out.copy_(fn())), out
 

@@ -38,19 +38,22 @@ def probe(
     torch: Any = None,
     find_spec: Callable[[str], Any] = importlib.util.find_spec,
     environ: Mapping[str, str] | None = None,
+    platform: Any = None,
 ) -> Availability:
     """``{mode: (available, reason)}`` for every acceleration mode.
 
     Reasons read like the worker's fallbacks: ``"compile: no CUDA GPU"``,
     ``"flashinfer: package not installed; no CUDA GPU"``. ``torch`` and
-    ``find_spec`` are parameters so tests can describe other machines.
+    ``find_spec`` are parameters so tests can describe other machines; the worker
+    passes its Accelerator's ``platform`` so both describe the same machine.
     """
-    if torch is None:
-        try:
-            import torch
-        except ImportError:
-            torch = None
-    platform = TorchPlatform(torch, find_spec) if torch is not None else None
+    if platform is None:
+        if torch is None:
+            try:
+                import torch
+            except ImportError:
+                torch = None
+        platform = TorchPlatform(torch, find_spec) if torch is not None else None
     try:
         any_arch = compile_any_arch(environ)
     except Exception:  # a malformed override is reported when compile is applied

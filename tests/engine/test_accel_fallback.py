@@ -175,7 +175,7 @@ def test_compile_gate_follows_the_arch_list_with_an_override(engine, kernels, st
     assert missing.prepare(engine).reason == "compile: triton not installed" + TAIL
 
 
-def test_compile_failure_at_run_time_falls_back(engine, kernels, standard):
+def test_compile_failure_in_the_warm_up_is_a_setup_failure(engine, kernels, standard):
     def broken(fn):
         def run(*args):
             raise RuntimeError("inductor failed")
@@ -184,6 +184,125 @@ def test_compile_failure_at_run_time_falls_back(engine, kernels, standard):
     acc = Accelerator("compile", platform=FakeCudaPlatform(compile=broken))
     report = acc.prepare(engine)  # the warm-up runs the compiled code already
     assert report.reason == "compile: setup failed (RuntimeError)" + TAIL
+    assert report.codes == ("apply_failed",) and engine.layers is None
+    assert acc.platform.resets >= 1  # nothing compiled stays cached
+    assert_standard(acc.run(render(engine)), standard)
+
+
+def test_compile_failure_at_run_time_falls_back(engine, kernels, standard):
+    broken = []
+
+    def flaky(fn):
+        def run(*args):
+            if broken:
+                raise RuntimeError("inductor failed")
+            return fn(*args)
+        return run
+
+    acc = Accelerator("compile", platform=FakeCudaPlatform(compile=flaky))
+    assert acc.prepare(engine).active == "compile"  # the warm-up worked
+    resets = acc.platform.resets
+    broken.append(1)
+    assert_standard(acc.run(render(engine)), standard)
+    assert acc.report.reason == "compile: kernel failed at run time (RuntimeError)" + TAIL
+    assert acc.report.codes == ("kernel_failed",) and acc.report.active == "off"
+    assert engine.layers is None and acc.latched("compile")
+    assert acc.platform.resets > resets  # the compiled code is dropped, not kept cached
+
+
+def test_compile_unapply_resets_the_compiler(engine, kernels):
+    acc = Accelerator("compile", platform=FakeCudaPlatform())
+    assert acc.prepare(engine).active == "compile"
+    assert acc.platform.resets == 0
+    acc.release()
+    assert acc.platform.resets == 1 and engine.layers is None
+
+
+def _keep_runner(monkeypatch, kept, fail=True):
+    """FlashInferRunner.unapply that notes its runner and raises instead of undoing anything."""
+    def unapply(self):
+        kept.append(self)
+        if fail:
+            raise RuntimeError("unapply broke")
+
+    monkeypatch.setattr(FlashInferRunner, "unapply", unapply)
+
+
+def test_an_unapply_failure_still_renders_on_the_standard_path(engine, kernels, standard, monkeypatch):
+    original, kept = FlashInferRunner.unapply, []
+    acc, report = prepared(engine)
+    assert report.active == "flashinfer"
+    _keep_runner(monkeypatch, kept)
+    kernels.fail = torch.cuda.OutOfMemoryError("CUDA out of memory")
+    try:
+        # The weights are still views of the fused tensors: the standard path computes with them.
+        assert_standard(acc.run(render(engine)), standard)
+        assert acc.report.reason == "flashinfer: CUDA out of memory" + TAIL
+        assert acc.report.active == "off" and acc.latched("flashinfer")
+        assert engine.layers is None and acc.runner is None and len(kept) == 1
+    finally:
+        for runner in kept:
+            original(runner)
+
+
+def test_an_unapply_failure_after_a_failed_apply_is_logged_and_latched(engine, kernels, monkeypatch):
+    original, kept, calls = FlashInferRunner.unapply, [], []
+    fuse = FlashInferRunner._fuse
+
+    def fuse_then_fail(self, linears):
+        out = fuse(self, linears)
+        calls.append(1)
+        if len(calls) == 3:
+            raise ValueError("bad shape")
+        return out
+
+    monkeypatch.setattr(FlashInferRunner, "_fuse", fuse_then_fail)
+    _keep_runner(monkeypatch, kept)
+    try:
+        acc, report = prepared(engine)  # does not raise
+        assert report.reason == "flashinfer: setup failed (ValueError)" + TAIL
+        assert acc.report == report and acc.latched("flashinfer") and engine.layers is None
+    finally:
+        for runner in kept:
+            original(runner)
+
+
+def test_memory_is_released_after_the_failed_render_lets_go(engine, kernels, standard, monkeypatch):
+    import sys
+    import weakref
+
+    class Activations:
+        pass
+
+    original, seen, refs = FlashInferRunner.unapply, [], []
+
+    def unapply(self):
+        seen.append((sys.exc_info()[0], refs[0]() is None))
+        original(self)
+
+    def failing_render():
+        activations = Activations()  # what a failed render's frames keep alive
+        refs.append(weakref.ref(activations))
+        return render(engine)()
+
+    acc, _ = prepared(engine)
+    monkeypatch.setattr(FlashInferRunner, "unapply", unapply)
+    kernels.fail = torch.cuda.OutOfMemoryError("CUDA out of memory")  # keeps its traceback
+    assert_standard(acc.run(failing_render), standard)
+    # Not inside the except block, and the failed render's frames already let go.
+    assert seen == [(None, True)]
+    assert acc.report.codes == ("out_of_memory",) and acc.platform.emptied >= 1
+
+
+def test_a_malformed_override_is_the_reported_reason(engine, kernels, standard):
+    acc = Accelerator("flashinfer", platform=FakeCudaPlatform(),
+                      environ={"OMNIVOICE_COMPILE_ANY_ARCH": "maybe"})
+    assert acc.prepare(engine).active == "flashinfer"
+    acc.request("compile")
+    report = acc.prepare(engine)  # the sentence, not an exception
+    assert acc.report is report and (report.requested, report.active) == ("compile", "off")
+    assert report.reason.startswith("OMNIVOICE_COMPILE_ANY_ARCH must be 1/on/true or 0/off/false")
+    assert engine.layers is None and acc.runner is None
     assert_standard(acc.run(render(engine)), standard)
 
 

@@ -222,3 +222,68 @@ def test_graph_mode_refuses_another_thread(engine_a, kernels):
         assert not runner.graphs  # nothing was captured for the other thread
     finally:
         runner.unapply()
+
+
+def test_graphs_share_one_memory_pool_owned_by_the_runner(engine_a, kernels):
+    runner = make_runner(engine_a, graph=True, bucket=16)
+    runner.apply()
+    try:
+        with torch.inference_mode():
+            for lengths in ([5], [20], [40]):
+                batch = _batch(engine_a, lengths)
+                runner(engine_a.net, batch)(engine_a.net.embed(batch.ids, batch.audio_mask))
+        pools = runner.platform.pools
+        assert len(pools) == 3 and pools[0] is not None
+        assert all(pool is pools[0] for pool in pools)  # one pool, not one per bucket
+    finally:
+        runner.unapply()
+    assert runner._graph_pool is None
+    runner.apply()  # a new apply gets a new pool
+    try:
+        batch = _batch(engine_a, [5])
+        with torch.inference_mode():
+            runner(engine_a.net, batch)(engine_a.net.embed(batch.ids, batch.audio_mask))
+        assert runner.platform.pools[-1] is not pools[0]
+    finally:
+        runner.unapply()
+
+
+class _Probe(list):
+    """A _Fused entry's parameter list that notes the runner's state when unapply restores it."""
+
+    def __init__(self, params, runner, fused, seen):
+        super().__init__(params)
+        self.runner, self.fused, self.seen = runner, fused, seen
+
+    def __iter__(self):
+        r = self.runner
+        alive = sum(ref() is not None for ref in self.fused)
+        self.seen.append((r.workspace is None and r.wrapper is None and not r.graphs and not r._layers,
+                          alive))
+        return super().__iter__()
+
+
+def test_unapply_drops_graphs_and_workspace_first_and_frees_fused_tensors_one_by_one(engine_a, kernels):
+    import weakref
+
+    before = snapshot(engine_a.net)
+    runner = make_runner(engine_a, graph=True, bucket=16)
+    runner.apply()
+    batch = _batch(engine_a, [5])
+    with torch.inference_mode():
+        runner(engine_a.net, batch)(engine_a.net.embed(batch.ids, batch.audio_mask))
+    assert runner.graphs
+    fused = [weakref.ref(entry.tensor) for entry in runner._fused]
+    seen: list = []
+    for entry in runner._fused:
+        entry.params = _Probe(entry.params, runner, fused, seen)
+    del entry
+    emptied = runner.platform.emptied
+    runner.unapply()
+    assert len(seen) == len(fused)
+    assert all(first for first, _ in seen)  # nothing else of the runner is alive by then
+    # Restored last to first: when entry i is restored the ones after it are already freed.
+    assert [alive for _, alive in seen] == list(range(len(fused), 0, -1))
+    assert all(ref() is None for ref in fused)
+    assert runner.platform.emptied > emptied  # the graphs' pool went before the copies
+    assert_same(before, snapshot(engine_a.net))

@@ -16,6 +16,7 @@ thread: the one that owns the engine.
 from __future__ import annotations
 
 import logging
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
@@ -47,6 +48,22 @@ class AccelReport:
     codes: tuple[str, ...] = ()  # the reason codes, for tests and logs
 
 
+def _let_go(exc: BaseException) -> str:
+    """The traceback of ``exc`` as text, then every finished frame in it cleared.
+
+    A failed render's frames hold its activations (on a GPU, maybe gigabytes);
+    text in the log and cleared frames mean nothing keeps them alive, not a
+    logging handler that keeps records, nor a caller that keeps the exception.
+    """
+    text = "".join(traceback.format_exception(exc)).rstrip()
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)
+        exc = exc.__cause__ or exc.__context__
+    return text
+
+
 def _passthrough() -> tuple[type[BaseException], ...]:
     """Exceptions that are the user's doing, not the accelerator's: never a fallback."""
     from studio.engine.decode import Cancelled
@@ -65,6 +82,7 @@ class Accelerator:
         self._latched: dict[str, list[Reason]] = {}
         self._runner = None
         self._engine = None
+        self._mode = "off"  # the mode the runner was applied for
         self.requested = "off"
         self.request(requested)
         self.report = AccelReport(self.requested, "off", None)
@@ -85,7 +103,13 @@ class Accelerator:
         return mode in self._latched
 
     def prepare(self, engine) -> AccelReport:
-        """Apply the requested mode to ``engine`` (undoing any earlier one) and report."""
+        """Apply the requested mode to ``engine`` (undoing any earlier one) and report.
+
+        A malformed override in the environment is reported as the reason (mode
+        off) rather than raised, so ``report`` always says what runs.
+        """
+        from studio.engine.errors import UserError
+
         self.release()
         self._engine = engine
         mode = self.requested
@@ -93,7 +117,11 @@ class Accelerator:
             return self._set("off", [])
         if mode in self._latched:
             return self._set("off", self._latched[mode])
-        problems = self._problems(mode, engine)
+        try:
+            problems = self._problems(mode, engine)
+        except UserError as exc:  # a malformed override in the environment
+            self.report = AccelReport(mode, "off", str(exc))
+            return self.report
         if problems:
             return self._set("off", problems)
         runner = None
@@ -101,16 +129,20 @@ class Accelerator:
             runner = self._make_runner(mode, engine)
             runner.apply()
         except Exception as exc:
-            if runner is not None:
-                runner.unapply()
             reason = classify(exc, during="apply")
-            log.warning("%s could not be applied", mode, exc_info=True)
-            self._latched[mode] = [reason]
-            self.platform.empty_cache()
-            return self._set("off", [reason])
-        self._runner = runner
-        engine.layers = runner
-        return self._set(mode, [])
+            log.warning("%s could not be applied:\n%s", mode, _let_go(exc))
+        else:
+            self._runner = runner
+            self._mode = mode
+            engine.layers = runner
+            return self._set(mode, [])
+        # Out of the except block: the failed warm-up's frames are gone.
+        if runner is not None:
+            self._unapply(runner)
+        runner = None
+        self._latch(mode, reason)
+        self.platform.empty_cache()
+        return self._set("off", [reason])
 
     def _problems(self, mode: str, engine) -> list[Reason]:
         name = component(mode)
@@ -135,12 +167,35 @@ class Accelerator:
                                 graph=mode == "flashinfer-graph")
 
     def release(self) -> None:
-        """Undo the applied mode, if any (before a reload, a mode change or shutdown)."""
+        """Undo the applied mode, if any (before a reload, a mode change or shutdown).
+
+        Never raises: if the runner cannot undo itself, that is logged and the
+        runner is dropped anyway (its patched parameters still compute correctly).
+        """
         runner, self._runner = self._runner, None
         if self._engine is not None and getattr(self._engine, "layers", None) is runner:
             self._engine.layers = None
+        self._engine = None  # holding it would keep a dropped model alive through a reload
         if runner is not None:
+            self._unapply(runner)
+
+    @staticmethod
+    def _unapply(runner) -> None:
+        try:
             runner.unapply()
+        except Exception as exc:
+            log.error("undoing the accelerator failed; its patched weights stay in use:\n%s",
+                      _let_go(exc))
+
+    def _latch(self, mode: str, reason: Reason) -> None:
+        """Switch ``mode`` off for the life of this Accelerator."""
+        self._latched[mode] = [reason]
+        if mode == "compile":
+            # Compiled code is cached per function, process-wide: none of it runs again.
+            try:
+                self.platform.reset_compiler()
+            except Exception as exc:
+                log.error("resetting torch.compile failed:\n%s", _let_go(exc))
 
     # ----------------------------------------------------------------- render
 
@@ -153,14 +208,16 @@ class Accelerator:
         except _passthrough():
             raise
         except Exception as exc:
-            mode = self.requested
             reason = classify(exc, during="run")
-            log.warning("%s failed during a render; rendering on the standard path", mode,
-                        exc_info=True)
-            self._latched[mode] = [reason]
-            self.release()
-            self.platform.empty_cache()
-            self._set("off", [reason])
+            log.warning("%s failed during a render; rendering on the standard path:\n%s",
+                        self._mode, _let_go(exc))
+        # Out of the except block, so the failed render's traceback (and the
+        # activations its frames hold) is gone before memory is released.
+        mode = self._mode
+        self.release()
+        self._latch(mode, reason)
+        self.platform.empty_cache()
+        self._set("off", [reason])
         return render()
 
     def _set(self, active: str, reasons: list[Reason]) -> AccelReport:

@@ -10,8 +10,10 @@ What is compiled: each layer's dense part (post-attention RMSNorm + SiLU MLP +
 residual) as one function of tensors only, shared by every layer: the weights
 are arguments, so 28 layers are one graph (a module argument would guard on the
 module and recompile per layer). Attention stays the standard per-document
-path, so a new layout never forces a new graph. Compiled code belongs to the
-runner object; nothing is patched on the modules.
+path, so a new layout never forces a new graph. Nothing is patched on the
+modules. torch.compile caches compiled code on the function's code object,
+process-wide, so unapply() resets the compiler (``platform.reset_compiler()``):
+nothing compiled outlives the runner that compiled it.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class CompileRunner:
     def unapply(self) -> None:
         self._dense = None
         self.applied = False
+        self.platform.reset_compiler()
 
     def warm_up(self) -> None:
         """Compile now, on a two-document dummy layout, so the first render is not the slow one."""

@@ -10,13 +10,16 @@ bidirectional), the output projection, and one gate/up GEMM into silu_and_mul.
 No duplicate weights: apply() concatenates each layer's q/k/v (and gate/up)
 weights into one tensor and then points the original Parameters at views of
 it, so the old storage is freed and the modules keep working unchanged; the
-extra memory is the workspace. unapply() gives every Parameter its own storage
-again and drops everything the runner made. No module forward is patched.
+extra memory is the workspace. unapply() drops everything the runner made, then
+gives every Parameter its own storage again, one fused tensor at a time. No
+module forward is patched.
 
 All state lives on the runner: workspace, wrapper, fused tensors, the cos/sin
 table and the CUDA-graph cache. Graph mode ("flashinfer-graph") pads the packed
 length up to a bucket, keeps at most ``max_graphs`` captured graphs (least
-recently used dropped first) and refuses any thread but the one that created it.
+recently used dropped first), all captured into one shared memory pool (they
+replay one at a time on one stream), and refuses any thread but the one that
+created it.
 """
 
 from __future__ import annotations
@@ -86,6 +89,9 @@ class FlashInferRunner:
         self._fused: list[_Fused] = []
         self._layers: list[tuple[Any, torch.Tensor, torch.Tensor]] = []
         self._cos_sin: torch.Tensor | None = None
+        # One memory pool shared by every captured graph: they replay one at a
+        # time on one stream, so they need not hold activations each.
+        self._graph_pool: Any = None
         self.graphs: OrderedDict[tuple[int, int], _Graph] = OrderedDict()
 
     # ------------------------------------------------------------ apply / unapply
@@ -131,19 +137,32 @@ class FlashInferRunner:
         return tensor
 
     def unapply(self) -> None:
-        """Give every Parameter its own storage back and drop everything the runner made."""
-        with torch.no_grad():
-            while self._fused:
-                entry = self._fused.pop()
-                for p in entry.params:
-                    p.data = p.data.clone()
-                del entry
-        self._layers.clear()
+        """Give every Parameter its own storage back and drop everything the runner made.
+
+        Often called when memory is short (after an out-of-memory render), so
+        the order matters: graphs, wrappers and the workspace go first, then one
+        fused tensor at a time is copied back into its Parameters and dropped,
+        so at most one fused tensor's worth of extra memory is needed.
+        """
+        had_graphs = bool(self.graphs)
+        self.applied = False
         self.graphs.clear()
+        self._graph_pool = None
         self.wrapper = None
         self.workspace = None
         self._cos_sin = None
-        self.applied = False
+        self._layers.clear()  # from here on each fused tensor is held by its _Fused entry only
+        if had_graphs:
+            self.platform.empty_cache()  # the graphs' pool, before the copies need memory
+        with torch.no_grad():
+            while self._fused:
+                entry = self._fused[-1]
+                for p in entry.params:
+                    if p.data.untyped_storage().data_ptr() == entry.tensor.untyped_storage().data_ptr():
+                        p.data = p.data.clone()
+                # Every Parameter has its own storage now: the fused tensor can go.
+                self._fused.pop()
+                del entry
 
     # ------------------------------------------------------------------- running
 
@@ -255,8 +274,11 @@ class FlashInferRunner:
             cos_sin=cos_sin,
         )
         self._plan(wrapper, documents)
+        if self._graph_pool is None:
+            self._graph_pool = self.platform.graph_pool()
         entry.replay, entry.out = self.platform.capture_graph(
-            lambda: self._stack(entry.hidden, entry.positions, entry.cos_sin, wrapper)
+            lambda: self._stack(entry.hidden, entry.positions, entry.cos_sin, wrapper),
+            pool=self._graph_pool,
         )
         self.graphs[key] = entry
         while len(self.graphs) > self.max_graphs:

@@ -71,8 +71,19 @@ class TorchPlatform:
     def compile(self, fn: Callable) -> Callable:
         return self.torch.compile(fn, dynamic=True)
 
-    def capture_graph(self, fn: Callable[[], Any]):
-        """Warm ``fn`` up on a side stream, capture it, return (replay, output)."""
+    def reset_compiler(self) -> None:
+        """Drop all of torch.compile's cached code (it is cached per function, process-wide)."""
+        dynamo = getattr(self.torch, "_dynamo", None)
+        if dynamo is not None:
+            dynamo.reset()
+
+    def graph_pool(self) -> Any:
+        """A memory-pool handle that several CUDA-graph captures can share."""
+        return self.torch.cuda.graph_pool_handle()
+
+    def capture_graph(self, fn: Callable[[], Any], pool: Any = None):
+        """Warm ``fn`` up on a side stream, capture it into ``pool`` (a ``graph_pool()``
+        handle; None: a private pool), return (replay, output)."""
         torch = self.torch
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
@@ -80,7 +91,7 @@ class TorchPlatform:
             fn()
         torch.cuda.current_stream().wait_stream(stream)
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
+        with torch.cuda.graph(graph, pool=pool):
             out = fn()
         return graph.replay, out
 
