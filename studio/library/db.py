@@ -9,11 +9,17 @@ never edit a script that has shipped.
 Threading: a :class:`Database` belongs to the thread that opened it (sqlite3's
 ``check_same_thread`` enforces this), and that thread is the only writer of the
 file. Another thread that needs to read opens its own ``Database`` on the same
-file; WAL lets such readers run alongside the one writer.
+file with ``read_only=True``; WAL lets such readers run alongside the one writer.
+A read-only ``Database`` opens the file with ``mode=ro``: it never creates,
+migrates or changes it. While the file is missing or its schema is older than
+this build's (the writer has not created or upgraded it yet), a reader sees an
+empty library (an in-memory one at the newest schema) and looks at the file
+again on every query, so it switches over once the writer is done.
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,7 +28,38 @@ from pathlib import Path
 from studio.engine.errors import UserError
 from studio.paths import data_dir
 
+log = logging.getLogger(__name__)
+
 DB_FILE = "library.sqlite"
+BUSY_TIMEOUT_S = 10.0  # how long a connection waits for another writer's lock
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether a sqlite error means another connection holds the lock (not damage)."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def busy_error(path: Path) -> UserError:
+    return UserError(
+        f"The library {path} is busy (another OmniVoice Desktop may be writing to it); "
+        "try again in a moment."
+    )
+
+
+def database_error(path: Path, exc: sqlite3.DatabaseError) -> UserError:
+    """The one sentence for a sqlite error while opening the library."""
+    if is_busy(exc):
+        return busy_error(path)
+    return UserError(
+        f"The library database {path} is damaged or not a database ({exc}); "
+        "move it out of the data folder and restart to begin a new library."
+    )
 
 _V1_VOICES = """
 CREATE TABLE voices (
@@ -90,15 +127,23 @@ def _has_code(sql: str) -> bool:
 
 
 class Database:
-    """One connection to ``library.sqlite``, migrated to the newest schema on open."""
+    """One connection to ``library.sqlite``, migrated to the newest schema on open
+    (a ``read_only`` one only reads, see the module's docstring)."""
 
-    def __init__(self, path: str | Path, migrations: Sequence[str] = MIGRATIONS):
+    def __init__(self, path: str | Path, migrations: Sequence[str] = MIGRATIONS, *,
+                 read_only: bool = False, timeout: float = BUSY_TIMEOUT_S):
         self.path = Path(path)
+        self.read_only = read_only
+        self._placeholder = False  # True while a reader stands in for a missing file
         self._migrations = tuple(migrations)
+        self._timeout = timeout
+        if read_only:
+            self._conn = self._open_reader() or self._empty()
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: no implicit transactions; ours are explicit.
-            self._conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+            self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise UserError(
                 f"The library database {self.path} cannot be opened ({exc}); "
@@ -107,23 +152,67 @@ class Database:
         try:
             self._conn.row_factory = sqlite3.Row
             self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")  # durable enough with WAL
+            # FULL: a commit is on disk when it returns (one fsync; takes are few), so a
+            # power loss cannot drop the rows of takes whose audio files survive.
+            self._conn.execute("PRAGMA synchronous = FULL")
             self._conn.execute("PRAGMA foreign_keys = ON")
             self.migrate()
         except sqlite3.DatabaseError as exc:
             self._conn.close()
-            raise UserError(
-                f"The library database {self.path} is damaged or not a database ({exc}); "
-                "move it out of the data folder and restart to begin a new library."
-            ) from None
+            raise database_error(self.path, exc) from None
         except BaseException:
             self._conn.close()
             raise
 
+    def _open_reader(self) -> sqlite3.Connection | None:
+        """The file opened read-only, or None while it is missing or at an older schema."""
+        if not self.path.is_file():
+            return None
+        try:
+            uri = self.path.absolute().as_uri() + "?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, timeout=self._timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise UserError(
+                f"The library database {self.path} cannot be opened ({exc}); "
+                "check that the data folder exists and is writable."
+            ) from None
+        try:
+            conn.row_factory = sqlite3.Row
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            self._check_not_newer(version)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise database_error(self.path, exc) from None
+        except BaseException:
+            conn.close()
+            raise
+        if version < self.latest_version:
+            conn.close()
+            return None
+        return conn
+
+    def _empty(self) -> sqlite3.Connection:
+        """An in-memory library at the newest schema: what a reader sees before the file."""
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        for script in self._migrations:
+            for statement in split_statements(script):
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {self.latest_version}")
+        self._placeholder = True
+        return conn
+
+    @property
+    def available(self) -> bool:
+        """False while a reader stands in for a file that is missing or not upgraded yet."""
+        return not self._placeholder
+
     @classmethod
-    def open_in(cls, root: str | Path | None = None) -> Database:
+    def open_in(cls, root: str | Path | None = None, *, read_only: bool = False,
+                timeout: float = BUSY_TIMEOUT_S) -> Database:
         """Open ``library.sqlite`` in ``root`` (default: the data folder)."""
-        return cls(Path(root if root is not None else data_dir()) / DB_FILE)
+        return cls(Path(root if root is not None else data_dir()) / DB_FILE,
+                   read_only=read_only, timeout=timeout)
 
     # -- schema ---------------------------------------------------------------
 
@@ -141,16 +230,13 @@ class Database:
         Safe to call again (and from a second process at once): the version is
         read inside each write transaction, so no migration runs twice.
         """
+        if self.read_only:
+            raise RuntimeError("a read-only library database is never migrated")
         applied = 0
         while True:
             with self.transaction() as conn:
                 version = self.schema_version
-                if version > self.latest_version:
-                    raise UserError(
-                        f"The library database {self.path} was made by a newer version of "
-                        "OmniVoice Desktop (schema "
-                        f"{version}, this version knows {self.latest_version}); update the app."
-                    )
+                self._check_not_newer(version)
                 if version == self.latest_version:
                     return applied
                 try:
@@ -165,6 +251,14 @@ class Database:
                     ) from None
             applied += 1
 
+    def _check_not_newer(self, version: int) -> None:
+        if version > self.latest_version:
+            raise UserError(
+                f"The library database {self.path} was made by a newer version of "
+                "OmniVoice Desktop (schema "
+                f"{version}, this version knows {self.latest_version}); update the app."
+            )
+
     # -- access ---------------------------------------------------------------
 
     @contextmanager
@@ -174,6 +268,8 @@ class Database:
         BEGIN IMMEDIATE takes the write lock at the start, so a read-then-write
         inside the block sees no other writer in between.
         """
+        if self.read_only:
+            raise RuntimeError("a read-only library database takes no transactions")
         if self._conn.in_transaction:
             raise RuntimeError("library transactions do not nest")
         self._conn.execute("BEGIN IMMEDIATE")
@@ -186,6 +282,15 @@ class Database:
 
     def query(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
         """Run a read and return every row."""
+        if self._placeholder:  # a reader before the file: has the writer made it by now?
+            try:
+                conn = self._open_reader()
+            except UserError as exc:  # busy mid-creation, say: stay empty, look again next time
+                log.warning("the library is not readable yet: %s", exc)
+                conn = None
+            if conn is not None:
+                self._conn.close()
+                self._conn, self._placeholder = conn, False
         return self._conn.execute(sql, params).fetchall()
 
     def close(self) -> None:

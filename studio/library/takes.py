@@ -6,9 +6,11 @@ A row holds the full snapshot of how the take was made (:class:`TakeSettings`,
 Crash safety: the audio is written to a hidden temp file, fsync'd and renamed
 to ``<id>.flac`` (and the folder fsync'd) *before* the row is inserted in one
 transaction, so a crash at any moment leaves either a complete take or a file
-without a row. Such files, and temp files, are swept when a writer opens -- but
-only when no other writer is alive (an exclusive lock on ``takes/.writers``,
-held shared for a writer's lifetime), so a second studio instance never loses
+without a row. Temp files are deleted, and complete audio files without a row
+are moved into ``takes/recovered/`` (never deleted: a power loss or a failed
+delete could leave one, and the sound is the user's), when a writer opens --
+but only when no other writer is alive (an exclusive lock on ``takes/.writers``,
+held shared for a writer's lifetime), so a second studio instance never touches
 a take that is being written. Deleting removes the row first, then the file.
 
 Threading: a ``TakeLibrary`` belongs to the thread that opened it. The studio's
@@ -34,12 +36,13 @@ import soundfile as sf
 from studio.atomic import atomic_write, fsync_dir
 from studio.audio.loudness import loudness_lufs
 from studio.engine.errors import UserError
-from studio.library.db import Database
+from studio.library.db import Database, busy_error, is_busy
 from studio.library.fields import format_time, is_voice_id, name_key
 from studio.paths import data_dir
 
 TAKES_DIR = "takes"
 LOCK_FILE = ".writers"
+RECOVERED_DIR = "recovered"  # inside takes/: complete audio files that had no row
 AUDIO_SUFFIX = ".flac"
 AUDIO_SUBTYPE = "PCM_24"
 MAX_TAKE_NAME_CHARS = 100
@@ -165,9 +168,18 @@ class TakeLibrary:
                     f"The take folder {self.takes_dir} cannot be created ({exc.strerror or exc}); "
                     "check that the data folder is writable."
                 ) from None
-        self._db = Database.open_in(self.root)
+        self._db = Database.open_in(self.root, read_only=read_only)
         if not read_only:
-            self._sweep(self._lock_writer())
+            try:
+                self._sweep(self._lock_writer())
+            except BaseException as exc:
+                self.close()  # the connection and the lock go with the failed open
+                if isinstance(exc, OSError):
+                    raise UserError(
+                        f"The take folder {self.takes_dir} cannot be locked or read "
+                        f"({exc.strerror or exc}); check that the data folder is writable."
+                    ) from None
+                raise
 
     def close(self) -> None:
         self._db.close()
@@ -324,6 +336,8 @@ class TakeLibrary:
         except BaseException as exc:
             if placed:
                 path.unlink(missing_ok=True)
+            if is_busy(exc):
+                raise busy_error(self._db.path) from None
             if isinstance(exc, (OSError, sqlite3.Error, sf.SoundFileError)):
                 raise UserError(
                     f"The take cannot be saved in {self.takes_dir} ({exc}); free some disk space "
@@ -455,22 +469,37 @@ class TakeLibrary:
         return alone
 
     def _sweep(self, alone: bool) -> int:
-        """Remove temp files and audio files without a row; returns how many went."""
+        """Delete temp files and move audio files without a row into ``takes/recovered/``;
+        returns how many went.
+
+        The rule: only a hidden ``.tmp`` file is ever deleted (it is an unfinished write).
+        A ``<id>.flac`` is only ever made by renaming a complete, fsync'd temp file, so
+        one without a row is a whole take whose row was lost (a crash before the insert,
+        or a failed delete): it is moved aside, never deleted, and never listed again.
+        """
         known = {row[0] for row in self._db.query("SELECT id FROM takes")}
         cutoff = time.time() - (0.0 if alone else UNLOCKED_ORPHAN_AGE_S)
-        removed = 0
-        for entry in os.scandir(self.takes_dir):
-            stem = entry.name[: -len(AUDIO_SUFFIX)] if entry.name.endswith(AUDIO_SUFFIX) else None
-            stale = (entry.name.startswith(".") and entry.name.endswith(".tmp")) or (
-                stem is not None and is_voice_id(stem) and stem not in known
-            )
-            try:
-                if stale and entry.is_file(follow_symlinks=False) and entry.stat().st_mtime <= cutoff:
-                    os.unlink(entry.path)
-                    removed += 1
-            except OSError:
-                continue
-        return removed
+        recovered = self.takes_dir / RECOVERED_DIR
+        swept = 0
+        with os.scandir(self.takes_dir) as entries:
+            for entry in entries:
+                stem = entry.name[: -len(AUDIO_SUFFIX)] if entry.name.endswith(AUDIO_SUFFIX) else None
+                temp = entry.name.startswith(".") and entry.name.endswith(".tmp")
+                orphan = stem is not None and is_voice_id(stem) and stem not in known
+                try:
+                    if not (temp or orphan) or not entry.is_file(follow_symlinks=False):
+                        continue
+                    if entry.stat().st_mtime > cutoff:
+                        continue
+                    if temp:
+                        os.unlink(entry.path)
+                    else:
+                        recovered.mkdir(exist_ok=True)
+                        os.replace(entry.path, recovered / entry.name)
+                    swept += 1
+                except OSError:
+                    continue
+        return swept
 
 
 def _decodable_frames(path: Path) -> tuple[int, int]:

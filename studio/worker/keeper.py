@@ -22,6 +22,7 @@ from studio.worker.snapshot import settings_of
 log = logging.getLogger(__name__)
 
 Warn = Callable[[str], None]
+UNEXPECTED = "An unexpected error stopped the save; the log file has the details."
 Transcribe = Callable[[np.ndarray, int], str]
 
 
@@ -91,6 +92,9 @@ class TakeKeeper:
             library = self.library()
         except UserError as exc:
             library, problem = None, str(exc)
+        except Exception:  # the render's audio must still reach the user
+            log.exception("opening the take library failed")
+            library, problem = None, UNEXPECTED
         for i, r in enumerate(renders):
             if library is None:
                 break
@@ -105,8 +109,7 @@ class TakeKeeper:
                 problem = problem or str(exc)
             except Exception:
                 log.exception("saving a take failed")
-                problem = problem or ("An unexpected error stopped the save; "
-                                      "the log file has the details.")
+                problem = problem or UNEXPECTED
         lost = sum(take_id is None for take_id in ids)
         if lost:
             warn(f"{lost} of {len(ids)} takes were not saved to the take library and last only "

@@ -119,3 +119,97 @@ def test_split_statements_keeps_semicolons_in_strings_and_triggers():
     assert statements[1].endswith("END;")
     with pytest.raises(ValueError):
         split_statements("CREATE TABLE t (x TEXT DEFAULT 'open")
+
+
+def _raw(path, **kw):
+    return sqlite3.connect(path, isolation_level=None, **kw)
+
+
+def test_the_writer_commits_with_synchronous_full(tmp_path):
+    with Database(tmp_path / DB_FILE) as db:
+        assert db.query("PRAGMA synchronous")[0][0] == 2  # FULL: a returned commit is on disk
+
+
+def test_a_reader_of_a_missing_file_sees_an_empty_library_until_the_writer_makes_it(tmp_path):
+    path = tmp_path / "data" / DB_FILE
+    with Database(path, read_only=True) as reader:
+        assert not reader.available and reader.query("SELECT * FROM voices") == []
+        assert not path.parent.exists()  # a reader creates nothing
+        with pytest.raises(RuntimeError):
+            reader.migrate()
+        with pytest.raises(RuntimeError), reader.transaction():
+            pass
+        with Database(path) as writer, writer.transaction() as conn:
+            conn.execute("INSERT INTO voices (id, name, name_key, transcript, created, updated, clip)"
+                         " VALUES ('a', 'A', 'a', '', 't', 't', 'clip.wav')")
+        assert [row["id"] for row in reader.query("SELECT id FROM voices")] == ["a"]
+        assert reader.available
+
+
+def test_a_reader_never_upgrades_an_older_schema_and_waits_for_the_writer(tmp_path):
+    path = tmp_path / DB_FILE
+    with Database(path, MIGRATIONS[:1]):
+        pass
+    with Database(path, read_only=True) as reader:
+        assert not reader.available and reader.query("SELECT * FROM takes") == []
+        with _raw(path) as raw:
+            assert raw.execute("PRAGMA user_version").fetchone()[0] == 1  # untouched
+        with Database(path):  # the writer upgrades it
+            pass
+        assert reader.query("SELECT count(*) FROM takes")[0][0] == 0 and reader.available
+
+
+def test_a_reader_never_writes_changes_the_journal_mode_or_takes_the_write_lock(tmp_path):
+    path = tmp_path / DB_FILE
+    raw = _raw(path)  # a library at the newest schema, left in rollback-journal mode
+    for script in MIGRATIONS:
+        raw.executescript(script)
+    raw.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+    with Database(path, read_only=True) as reader:
+        assert reader.available and reader.query("SELECT count(*) FROM voices")[0][0] == 0
+        raw.execute("BEGIN IMMEDIATE")  # the write lock is free while the reader is open
+        raw.execute("ROLLBACK")
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    raw.close()
+
+
+def test_a_reader_refuses_a_newer_schema_with_one_sentence(tmp_path):
+    path = tmp_path / DB_FILE
+    with Database(path, (*MIGRATIONS, V2)):
+        pass
+    with pytest.raises(UserError, match="newer version of OmniVoice Desktop") as info:
+        Database(path, read_only=True)
+    assert str(info.value).endswith("update the app.") and "\n" not in str(info.value)
+
+
+def test_a_busy_library_is_reported_as_busy_not_damaged(tmp_path):
+    path = tmp_path / DB_FILE
+    with Database(path):
+        pass
+    other = _raw(path)
+    other.execute("BEGIN IMMEDIATE")  # another instance in the middle of a write
+    try:
+        with pytest.raises(UserError) as info:
+            Database(path, timeout=0.05)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    message = str(info.value)
+    assert "is busy" in message and "damaged" not in message and "move it" not in message
+    assert message.endswith("try again in a moment.") and "\n" not in message
+    with Database(path) as db:  # once the other writer is done, it opens
+        assert db.schema_version == len(MIGRATIONS)
+
+
+def test_a_reader_that_cannot_switch_to_the_file_yet_stays_empty_instead_of_failing(tmp_path):
+    path = tmp_path / DB_FILE
+    with Database(path, read_only=True) as reader:
+        other = _raw(path)  # a writer still creating the file, in rollback-journal mode
+        other.execute("PRAGMA user_version = 0")
+        other.execute("BEGIN EXCLUSIVE")
+        try:
+            reader._timeout = 0.05
+            assert reader.query("SELECT * FROM voices") == [] and not reader.available
+        finally:
+            other.execute("ROLLBACK")
+            other.close()

@@ -3,6 +3,7 @@ read-only access, integrity, and refusals in one sentence."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from datetime import datetime, timedelta, timezone
 
@@ -13,7 +14,7 @@ from library_helpers import make_prompt, one_sentence, write_clip
 from takes_helpers import RATE, RUN, add, make_settings, tone
 
 from studio.engine.errors import UserError
-from studio.library.db import DB_FILE
+from studio.library.db import DB_FILE, MIGRATIONS, Database
 from studio.library.takes import (
     MAX_TAKE_NAME_CHARS,
     ReadOnlyLibrary,
@@ -197,20 +198,25 @@ def test_integrity_check_reports_missing_and_damaged_audio(lib):
     assert sf.info(c.audio_path).frames == round(c.audio_seconds * RATE)
 
 
-def test_opening_a_writer_sweeps_temp_files_and_audio_without_a_row(tmp_path):
+def test_opening_a_writer_deletes_temp_files_and_moves_audio_without_a_row_aside(tmp_path):
     folder = tmp_path / "data"
     with TakeLibrary(folder) as lib:
         take = add(lib, seed=1)
     takes = folder / "takes"
     temp = takes / f".{take.id}.flac.0123456789ab.tmp"
-    orphan = takes / f"{'e' * 32}.flac"
+    orphan = takes / f"{'e' * 32}.flac"  # a complete take whose row was lost (power loss)
     temp.write_bytes(b"partial")
     orphan.write_bytes(take.audio_path.read_bytes())
     with TakeLibrary(folder, read_only=True):
         assert temp.exists() and orphan.exists()  # readers never sweep
     with TakeLibrary(folder) as lib:
         assert not temp.exists() and not orphan.exists()
+        recovered = takes / "recovered" / orphan.name  # kept, never deleted
+        assert recovered.read_bytes() == take.audio_path.read_bytes()
         assert take.audio_path.exists() and lib.check_integrity() == []
+        assert [t.id for t in lib.list()] == [take.id]
+    with TakeLibrary(folder):  # the next sweep leaves the recovered folder alone
+        assert recovered.exists()
 
 
 def test_a_second_writer_leaves_young_files_of_a_live_writer_alone(tmp_path):
@@ -222,3 +228,63 @@ def test_a_second_writer_leaves_young_files_of_a_live_writer_alone(tmp_path):
             assert in_flight.exists()
     with TakeLibrary(folder):  # alone again: now it goes
         assert not in_flight.exists()
+
+
+def test_a_read_only_library_before_the_writer_is_empty_and_creates_nothing(tmp_path):
+    folder = tmp_path / "data"
+    with TakeLibrary(folder, read_only=True) as reader:
+        assert reader.list() == [] and reader.voices() == [] and reader.check_integrity() == []
+        assert not folder.exists()
+        with TakeLibrary(folder) as writer:  # the worker's writer creates the library
+            take = add(writer, seed=1)
+        assert [t.id for t in reader.list()] == [take.id]  # the next reload sees it
+        assert [key for key, _ in reader.voices()] == ["design"]
+
+
+def test_a_read_only_library_of_an_older_schema_is_empty_until_the_writer_upgrades(tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    with Database(folder / DB_FILE, MIGRATIONS[:1]):  # a library from before takes existed
+        pass
+    with TakeLibrary(folder, read_only=True) as reader:
+        assert reader.list() == [] and reader.voices() == []
+        with Database(folder / DB_FILE) as db:
+            assert db.schema_version == len(MIGRATIONS)  # the reader did not upgrade it
+        with TakeLibrary(folder) as writer:
+            take = add(writer, seed=1)
+        assert [t.id for t in reader.list()] == [take.id]
+
+
+def test_a_failed_writer_open_closes_its_database_and_releases_the_writer_lock(tmp_path, monkeypatch):
+    fcntl = pytest.importorskip("fcntl")
+    folder = tmp_path / "data"
+    closed = []
+    real_close = Database.close
+    monkeypatch.setattr(Database, "close", lambda db: (closed.append(db), real_close(db)))
+
+    def broken_sweep(self, alone):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(TakeLibrary, "_sweep", broken_sweep)
+    with pytest.raises(UserError, match="cannot be locked or read") as info:
+        TakeLibrary(folder)
+    assert one_sentence(str(info.value)) and len(closed) == 1
+    fd = os.open(folder / "takes" / ".writers", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # nobody holds the lock any more
+    finally:
+        os.close(fd)
+
+
+def test_a_take_added_while_another_writer_holds_the_lock_says_busy(lib):
+    lib._db._conn.execute("PRAGMA busy_timeout = 50")
+    other = sqlite3.connect(lib._db.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(UserError, match="is busy") as info:
+            add(lib, seed=1)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert one_sentence(str(info.value))
+    assert not list(lib.takes_dir.glob("*.flac"))  # the audio went with the failed save

@@ -207,3 +207,20 @@ def test_the_controller_edits_takes_on_the_worker_thread_and_re_emits_takes_chan
         assert controller.shutdown()
     with TakeLibrary(tmp_path / "data", read_only=True) as lib:
         assert lib.get(take.id).starred
+
+
+def test_a_library_that_fails_to_open_with_an_os_error_still_delivers_the_takes(engine, tmp_path, qapp,
+                                                                                  monkeypatch):
+    def failing_open(folder):
+        raise OSError(5, "Input/output error")  # e.g. the lock or the folder scan failing
+
+    monkeypatch.setattr("studio.worker.keeper.TakeLibrary", failing_open)
+    run = Run(engine, tmp_path / "data")
+    try:
+        result = run.render(RenderRequest("Still delivered.", seeds=(1, 2), options=FAST, mode="design"))
+    finally:
+        run.worker.release()
+    assert [t.take_id for t in result.takes] == [None, None] and result.takes[0].audio.size
+    [warning] = [w for w in result.warnings if "take library" in w]
+    assert warning.startswith("2 of 2 takes were not saved") and "unexpected error" in warning
+    assert run.changed == [] and run.failed == []
