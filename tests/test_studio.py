@@ -65,6 +65,29 @@ def test_generate_shows_progress_in_order_and_the_take_plays(qtbot, studio):
     assert "error" not in window.findChild(object, "statusMessage").text().lower()
 
 
+def test_the_worker_checks_acceleration_and_the_settings_view_shows_it(qtbot, studio):
+    import threading
+
+    from studio.engine.accel_probe import probe
+
+    window, controller, _ = studio
+    view = window.settingsView
+    expected = probe()  # this machine's answer (the test thread may touch torch)
+    qtbot.waitUntil(lambda: view.availability() == expected, timeout=5_000)
+    # A reload checks again, on the worker thread: CUDA is that thread's alone.
+    threads = []
+
+    def note_thread(_availability):
+        threads.append(threading.current_thread())
+
+    controller.worker.accel_availability.connect(note_thread, Qt.ConnectionType.DirectConnection)
+    with qtbot.waitSignal(controller.accel_availability, timeout=60_000) as sent:
+        window.load_model()
+    controller.worker.accel_availability.disconnect(note_thread)
+    assert sent.args[0] == expected
+    assert threads and threads[0] is not threading.main_thread()
+
+
 def test_cancel_mid_render_leaves_the_worker_usable(qtbot, studio):
     window, controller, _ = studio
     view = window.designView

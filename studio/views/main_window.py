@@ -92,7 +92,6 @@ class MainWindow(QMainWindow):
         self.cloneView = CloneView(player, recorder=recorder, audio_status=audio_status)
         self.designView = DesignView(player, recorder=recorder, audio_status=audio_status)
         session = {"model/source": ("--model", model_override)} if model_override else None
-        self._accel_probe = accel_probe
         self.settingsView = SettingsView(settings, audio_status=audio_status,
                                          session_overrides=session, probe=accel_probe)
         self.takesPanel = TakesPanel(player, controller=controller, audio_status=audio_status)
@@ -180,6 +179,7 @@ class MainWindow(QMainWindow):
         worker.transcribed.connect(self._transcribed)
         worker.accel_changed.connect(self._accel_changed)
         worker.cache_cleared.connect(self._cache_cleared)
+        self._controller.accel_availability.connect(self._accel_availability)
         self.settingsView.reload_requested.connect(self.load_model)
         self.settingsView.accel_requested.connect(self._accel_requested)
         self.settingsView.clear_cache_requested.connect(self._clear_cache)
@@ -279,21 +279,17 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _model_loaded(self, info: ModelInfo) -> None:
-        self._probe_accel()
         self.statusBarWidget.set_model_loaded(info)
         self.statusBarWidget.show_message(f"Model ready on {info.device} ({info.precision}).")
 
     @Slot(str)
     def _model_failed(self, reason: str) -> None:
-        self._probe_accel()
         self.statusBarWidget.set_model_failed(reason)
 
-    def _probe_accel(self) -> None:
-        """After a load attempt torch is imported (by the worker), so probing is instant."""
-        if self._accel_probe is None:
-            from studio.engine import accel_probe
-
-            self.settingsView.set_availability(accel_probe.probe())
+    @Slot(object)
+    def _accel_availability(self, availability: dict) -> None:
+        """The worker checks the machine after each load (CUDA is its thread's); a plain dict."""
+        self.settingsView.set_availability(availability)
 
     @Slot(object)
     def _accel_changed(self, state: AccelState) -> None:

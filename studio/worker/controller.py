@@ -36,6 +36,9 @@ class WorkerController(QObject):
     _set_asr_check = Signal(bool)
     # Re-emitted from the worker (on the main thread): the take library changed.
     takes_changed = Signal()
+    # Re-emitted from the worker after each model load attempt: {mode: (available, reason)},
+    # computed on the worker thread (it owns CUDA), for the Settings view.
+    accel_availability = Signal(object)
 
     def __init__(self, worker: InferenceWorker | None = None, parent: QObject | None = None):
         super().__init__(parent)
@@ -58,6 +61,7 @@ class WorkerController(QObject):
         self._prune_takes.connect(self.worker.prune_takes)
         self._set_asr_check.connect(self.worker.set_asr_check)
         self.worker.takes_changed.connect(self.takes_changed)
+        self.worker.accel_availability.connect(self.accel_availability)
         for done in (self.worker.finished, self.worker.failed, self.worker.cancelled,
                      self.worker.transcribed):
             done.connect(self._forget)

@@ -9,6 +9,7 @@ between steps, because a queued "cancel" call would wait behind the busy job.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -30,6 +31,7 @@ from studio.worker.keeper import TakeKeeper, take_run
 log = logging.getLogger(__name__)
 
 INTERNAL_ERROR = "An unexpected internal error stopped this job; the log file in the data folder has the details."
+TAKES_NOT_SAVED = "The takes could not be saved to the library; the log file in the data folder has the details."
 
 
 def accel_state(report) -> AccelState:
@@ -47,6 +49,7 @@ class InferenceWorker(QObject):
     cancelled = Signal(int)
     transcribed = Signal(int, str)  # job, transcript
     accel_changed = Signal(object)  # AccelState
+    accel_availability = Signal(object)  # {mode: (available, reason)}, after each load
     cache_cleared = Signal(int)  # entries removed
     takes_changed = Signal()  # after any write to the take library
     takes_failed = Signal(str)  # a take edit was refused: one sentence
@@ -72,6 +75,17 @@ class InferenceWorker(QObject):
 
     @Slot(object)
     def load_model(self, request: LoadRequest) -> None:
+        """Drop the current model, load the requested one; always ends in model_loaded or
+        model_failed, then accel_availability (torch is imported by then)."""
+        try:
+            self._load_model(request)
+        except Exception:
+            log.exception("model load failed")
+            self._drop_model()  # half set up is not loaded: render says so
+            self.model_failed.emit(INTERNAL_ERROR)
+        self._send_availability()
+
+    def _load_model(self, request: LoadRequest) -> None:
         from studio.engine.prompt_cache import PromptCache
         from studio.engine.prompts import PromptSource
         from studio.library.voices import saved_voice_cache_keys
@@ -82,6 +96,9 @@ class InferenceWorker(QObject):
         self.asr_check = request.asr_check
         self.keeper.asr_problem = None  # a new ASR model setting gets a fresh try
         self._prune_on_start(request.retention_days)
+        # The old model goes before the new one loads: never two models in memory.
+        # From here a failed load leaves the studio without a model (model_failed says so).
+        self._drop_model()
         try:
             # torch and transformers are first imported here, on the worker thread,
             # so the window is up and responsive while they load.
@@ -92,20 +109,44 @@ class InferenceWorker(QObject):
         except UserError as exc:
             self.model_failed.emit(str(exc))
             return
-        except Exception:
-            log.exception("model load failed")
-            self.model_failed.emit(INTERNAL_ERROR)
-            return
         folder = (self._data_dir or data_dir()) / "prompt_cache" if request.disk_cache else None
         cache = PromptCache(folder, memory_items=request.memory_items, disk_items=request.disk_items)
-        self.accelerator.release()  # off the previous engine, if any
-        self.engine, self._request = engine, request
-        self.prompts = PromptSource(
+        prompts = PromptSource(
             engine, cache, asr_model=request.asr_model, keep_keys=saved_voice_cache_keys
         )
+        self.engine, self.prompts, self._request = engine, prompts, request
         self.accelerator.request(request.accel)
         self._prepare_accel()
         self.model_loaded.emit(self._model_info())
+
+    def _drop_model(self) -> None:
+        """Release the accelerated path and the engine, and give the memory back."""
+        if self.engine is None and self.prompts is None:
+            return
+        try:
+            self.accelerator.release()
+        except Exception:  # the engine goes anyway; the next prepare starts clean
+            log.exception("releasing the acceleration path failed")
+        self.engine = None
+        self.prompts = None
+        self.accel = AccelState(self.accelerator.requested, "off", None)
+        gc.collect()  # the model's tensors may sit in reference cycles
+        try:
+            self.accelerator.platform.empty_cache()  # a no-op without CUDA
+        except Exception:
+            log.exception("emptying the CUDA cache failed")
+
+    def _send_availability(self) -> None:
+        """Which acceleration modes this machine can run, computed here: CUDA is this
+        thread's. Sent as a plain dict for the Settings view."""
+        try:
+            from studio.engine.accel_probe import probe
+
+            availability = probe(platform=self.accelerator.platform)
+        except Exception:
+            log.exception("checking the acceleration modes failed")
+            return
+        self.accel_availability.emit(availability)
 
     @Slot(str)
     def set_accel(self, requested: str) -> None:
@@ -199,7 +240,12 @@ class InferenceWorker(QObject):
             self.failed.emit(job, INTERNAL_ERROR)
             return
         seconds = time.perf_counter() - started
-        batch, ids = self._keep_takes(request, renders, seconds, sha, warnings)
+        try:
+            batch, ids = self._keep_takes(request, renders, seconds, sha, warnings)
+        except Exception:  # the audio still reaches the user, unsaved
+            log.exception("saving the takes of render job %d failed", job)
+            warnings.append(TAKES_NOT_SAVED)
+            batch, ids = None, [None] * len(renders)
         self.finished.emit(
             job,
             RenderResult(

@@ -42,6 +42,7 @@ class FakeWorker(QObject):
     cancelled = Signal(int)
     transcribed = Signal(int, str)
     accel_changed = Signal(object)
+    accel_availability = Signal(object)
     cache_cleared = Signal(int)
     takes_changed = Signal()
     takes_failed = Signal(str)
@@ -55,11 +56,13 @@ class FakeController(QObject):
     """
 
     takes_changed = Signal()
+    accel_availability = Signal(object)  # re-emitted from the worker, as the real one does
 
     def __init__(self, library=None):
         super().__init__()
         self.library = library
         self.worker = FakeWorker()
+        self.worker.accel_availability.connect(self.accel_availability)
         self.calls: list[tuple] = []
         self._ids = itertools.count(1)
 

@@ -139,6 +139,33 @@ def test_model_and_accel_signals_reach_the_status_bar(window, controller):
     assert bar.model_state() == "failed" and bar.is_error()
 
 
+def test_accel_availability_comes_from_the_worker_not_the_gui_thread(qtbot, settings,
+                                                                     monkeypatch):
+    from studio.engine import accel_probe
+
+    probed = []
+
+    def probe_off_the_worker(*args, **kwargs):
+        probed.append(1)
+        raise AssertionError("the main window probed CUDA on the GUI thread")
+
+    monkeypatch.setattr(accel_probe, "probe", probe_off_the_worker)
+    controller = FakeController()
+    window = MainWindow(settings, controller, FakePlayer(), audio_status=PLAYABLE)
+    qtbot.addWidget(window)
+    view = window.settingsView
+    assert "still checking" in view.availability()["compile"][1]
+    controller.worker.model_loaded.emit(ModelInfo("k2-fsa/OmniVoice", "cpu", "bf16", 24000))
+    controller.worker.model_failed.emit("The model folder /nope does not exist.")
+    assert not probed and "still checking" in view.availability()["compile"][1]
+    gpu = dict(CPU_ONLY, compile=(True, None))
+    controller.worker.accel_availability.emit(gpu)  # the worker's check, re-emitted
+    assert view.availability() == gpu
+    combo = view.accelCombo
+    assert combo.model().item(combo.findData("compile")).isEnabled()
+    assert not combo.model().item(combo.findData("flashinfer")).isEnabled()
+
+
 def test_settings_drive_the_controller(qtbot, window, controller, settings, player):
     window.load_model()
     assert controller.named("load_model")[-1][1] == load_request(settings)

@@ -11,7 +11,7 @@ import pytest
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import GenerationOptions
 from studio.worker.jobs import LoadRequest, RenderRequest
-from studio.worker.worker import InferenceWorker
+from studio.worker.worker import INTERNAL_ERROR, TAKES_NOT_SAVED, InferenceWorker
 from tests.accel_fakes import FakeCudaPlatform, install_fake_flashinfer
 
 REQUEST = RenderRequest(
@@ -112,5 +112,159 @@ def test_on_this_machine_flashinfer_falls_back_with_its_reasons(qapp, tiny_check
         assert result.accel_active == "off"
         assert result.fallback_reason.startswith("flashinfer: ")
         assert result.fallback_reason.endswith(", rendered on the standard path")
+    finally:
+        worker.release()
+
+
+# ------------------------------------------------------------------ reload, failures, availability
+
+def watch(worker):
+    seen = {"loaded": [], "model_failed": [], "results": [], "failed": [], "availability": []}
+    worker.model_loaded.connect(seen["loaded"].append)
+    worker.model_failed.connect(seen["model_failed"].append)
+    worker.finished.connect(lambda job, result: seen["results"].append(result))
+    worker.failed.connect(lambda job, text: seen["failed"].append(text))
+    worker.accel_availability.connect(seen["availability"].append)
+    return seen
+
+
+def test_a_reload_drops_the_old_model_before_loading_the_new_one(qapp, tiny_checkpoint,
+                                                                 monkeypatch):
+    import gc
+    import weakref
+
+    from studio.engine.engine import Engine
+
+    install_fake_flashinfer(monkeypatch)
+    alive_at_load = []
+    engines = []
+
+    def load(source, **kwargs):
+        alive_at_load.append([ref() is not None for ref in engines])
+        engine = Engine.load(source, **kwargs)
+        engines.append(weakref.ref(engine))
+        return engine
+
+    platform = FakeCudaPlatform()
+    worker = InferenceWorker(load_engine=load, accel_platform=platform)
+    seen = watch(worker)
+    request = LoadRequest(source=str(tiny_checkpoint), device="cpu", precision="fp32",
+                          accel="flashinfer", disk_cache=False)
+    try:
+        worker.load_model(request)
+        worker.load_model(request)
+        assert len(seen["loaded"]) == 2 and not seen["model_failed"]
+        assert alive_at_load == [[], [False]]  # the first engine was gone before the second
+        gc.collect()
+        assert engines[0]() is None and engines[1]() is worker.engine
+    finally:
+        worker.release()
+
+
+def test_a_failed_reload_leaves_no_model_and_render_says_so(qapp, tiny_checkpoint, caplog):
+    from studio.engine.engine import Engine
+
+    calls = []
+
+    def load(source, **kwargs):
+        calls.append(source)
+        if len(calls) > 1:
+            raise RuntimeError("disk on fire")
+        return Engine.load(source, **kwargs)
+
+    worker = InferenceWorker(load_engine=load)
+    seen = watch(worker)
+    request = LoadRequest(source=str(tiny_checkpoint), device="cpu", precision="fp32",
+                          disk_cache=False)
+    try:
+        worker.load_model(request)
+        assert worker.engine is not None
+        worker.load_model(request)
+        assert seen["model_failed"] == [INTERNAL_ERROR]
+        assert worker.engine is None and worker.prompts is None
+        assert "disk on fire" in caplog.text
+        worker.render(1, REQUEST, threading.Event())
+        assert seen["failed"] == [
+            "The model is not loaded yet; wait for it or pick a model in Settings."]
+    finally:
+        worker.release()
+
+
+def test_an_unexpected_error_anywhere_in_a_load_ends_in_model_failed(qapp, tiny_checkpoint,
+                                                                     engine, caplog):
+    worker = InferenceWorker(load_engine=lambda *a, **k: engine)
+    seen = watch(worker)
+    request = LoadRequest(source="tiny", disk_cache=False)
+    try:
+        worker.load_model(request)
+        assert seen["loaded"]
+
+        accelerator = worker.accelerator
+
+        def broken_release():  # once: when the old model is dropped
+            del accelerator.release
+            raise RuntimeError("unapply exploded")
+
+        accelerator.release = broken_release  # logged, and the load goes on
+        worker.load_model(request)
+        assert len(seen["loaded"]) == 2 and not seen["model_failed"]
+        assert "unapply exploded" in caplog.text
+
+        def broken_prepare(_engine):
+            raise RuntimeError("prepare exploded")
+
+        worker.accelerator.prepare = broken_prepare  # after the load: still one sentence
+        worker.load_model(request)
+        assert seen["model_failed"] == [INTERNAL_ERROR] and len(seen["loaded"]) == 2
+        assert "prepare exploded" in caplog.text
+        assert worker.engine is None  # half set up is not loaded
+        assert len(seen["availability"]) == 3  # after every attempt, failed or not
+    finally:
+        vars(worker.accelerator).pop("release", None)
+        vars(worker.accelerator).pop("prepare", None)
+        worker.release()
+
+
+def test_a_keeper_that_raises_still_finishes_the_render_unsaved(qapp, engine, tmp_path, caplog):
+    worker = InferenceWorker(load_engine=lambda *a, **k: engine, data_dir=tmp_path / "data")
+    seen = watch(worker)
+    worker.load_model(LoadRequest(source="tiny", disk_cache=False))
+
+    def broken_save(*args, **kwargs):
+        raise RuntimeError("keeper exploded")
+
+    worker.keeper.save = broken_save
+    try:
+        worker.render(1, REQUEST, threading.Event())
+        assert not seen["failed"]
+        result = seen["results"][-1]
+        assert len(result.takes) == 1 and result.takes[0].audio.size > 0
+        assert result.takes[0].take_id is None and result.batch is None
+        assert TAKES_NOT_SAVED in result.warnings
+        assert "keeper exploded" in caplog.text
+    finally:
+        worker.release()
+
+
+def test_availability_is_computed_on_the_worker_for_its_platform(qapp, engine, monkeypatch):
+    install_fake_flashinfer(monkeypatch)
+    worker = InferenceWorker(load_engine=lambda *a, **k: engine, accel_platform=FakeCudaPlatform())
+    seen = watch(worker)
+    try:
+        worker.load_model(LoadRequest(source="tiny", disk_cache=False))
+        assert seen["availability"] == [{mode: (True, None) for mode in
+                                         ("off", "compile", "flashinfer", "flashinfer-graph")}]
+    finally:
+        worker.release()
+
+
+def test_availability_on_this_machine_matches_the_probe(qapp, engine):
+    from studio.engine.accel_probe import probe
+
+    worker = InferenceWorker(load_engine=lambda *a, **k: engine)
+    seen = watch(worker)
+    try:
+        worker.load_model(LoadRequest(source="tiny", disk_cache=False))
+        assert seen["availability"] == [probe()]
     finally:
         worker.release()
