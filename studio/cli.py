@@ -243,7 +243,8 @@ def _render(args, options, item) -> dict:
 
     # The env switch is read before the model loads, so a typo in it costs nothing.
     prompts_enabled = disk_cache_enabled() if args.ref else False
-    engine = Engine.load(args.model, device=args.device, precision=args.precision)
+    # `omnivoice-desktop --model X synth ...` means the same as `synth --model X`.
+    engine = Engine.load(args.model or args.studio_model, device=args.device, precision=args.precision)
     # The studio's contract: a refused or failing accelerator falls back with a named reason.
     stage = None if args.quiet else (lambda text: print(f"{args.accel}: {text}", file=sys.stderr))
     accel = Accelerator(args.accel, on_stage=stage)

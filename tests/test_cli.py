@@ -159,6 +159,14 @@ def test_renders_each_format(synth, outdir, suffix):
     assert any(line.startswith("Wrote ") for line in run.err_lines)
 
 
+def test_the_top_level_model_option_also_picks_the_synth_model(tiny_checkpoint, capfd, outdir):
+    out = outdir / "top.wav"
+    capfd.readouterr()
+    code = main(["--model", str(tiny_checkpoint), "synth", *FAST, "--text", "Hi there.", "--out", str(out)])
+    captured = capfd.readouterr()
+    assert_rendered(Run(code, captured.out, captured.err), out)
+
+
 def test_json_line_and_tokens(synth, outdir):
     out, tokens_out = outdir / "speech.wav", outdir / "tokens.pt"
     run = synth("--text", TEXT, "--out", out, "--tokens-out", tokens_out, "--seed", 7, "--json")
