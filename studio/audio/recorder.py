@@ -46,7 +46,8 @@ def level_dbfs(block: np.ndarray) -> float:
     """RMS level of ``block`` in dB relative to full scale, floored at :data:`SILENCE_DB`."""
     if block.size == 0:
         return SILENCE_DB
-    data = clean(block.astype(np.float64))
+    with np.errstate(invalid="ignore"):  # garbage from a faulty driver; clean() zeroes it
+        data = clean(block.astype(np.float64))
     mean_square = float(np.dot(data, data)) / data.size
     if mean_square <= 0.0:
         return SILENCE_DB
