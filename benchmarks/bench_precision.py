@@ -43,29 +43,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-GREEDY = {"position_temperature": 0.0, "class_temperature": 0.0}
-LONG_EN = " ".join(
-    f"Sentence number {word} tells a small story about the sea, the wind and the boats."
-    for word in ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-)
-# The requests of tests/engine/test_conformance.py (decode settings in the second dict).
-CASES = {
-    "design_english": (dict(text="Hello world, this is a voice design test.",
-                            instruct="female, low pitch, british accent"), {}),
-    "design_chinese_dialect": (dict(text="你好，今天我们一起去吃火锅吧。", instruct="男，老年，四川话",
-                                    language="zh"), {}),
-    "auto_voice": (dict(text="Nobody told me which voice to use.", language="English"), {}),
-    "nonverbal_tags": (dict(text="That was funny [laughter] but then [sigh] it ended.",
-                            language="en"), {}),
-    "speed": (dict(text="Speak this a little faster than usual, please.", speed=1.3), {}),
-    "duration": (dict(text="This sentence must last exactly two seconds.", duration=2.0), {}),
-    "guidance_zero": (dict(text="No guidance at all for this one."), dict(guidance_scale=0.0)),
-    "steps_shift_penalty": (dict(text="Other decoding settings."),
-                            dict(num_step=5, t_shift=0.5, layer_penalty=2.0)),
-    "cjk_newlines": (dict(text="第一行文字\n第二行文字\r\n第三行。", instruct="female"), {}),
-    "long_form_no_reference": (dict(text=LONG_EN, language="en"), {}),
-    "clone": (dict(text="Now say something new in the same voice."), {"prompt": True}),
-}
+sys.path.insert(0, str(ROOT / "tests" / "engine"))
+from conformance_cases import CASES as CONFORMANCE, GREEDY  # noqa: E402, I001
+
+# The conformance cases, and a clone from a prompt (decode overrides in the second dict).
+CASES = {**CONFORMANCE, "clone": (dict(text="Now say something new in the same voice."), {"prompt": True})}
 
 
 # --------------------------------------------------------------------------- measures

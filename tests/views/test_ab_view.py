@@ -8,25 +8,12 @@ import random
 
 import pytest
 from PySide6.QtCore import Qt
-from studio_fakes import PLAYABLE, SILENT, FakeController, FakePlayer
+from studio_fakes import PLAYABLE, SILENT, FakePlayer
 from take_fixtures import add, voice
 
 from studio.audio.loudness import gain_db
-from studio.library.takes import TakeLibrary
 from studio.views.ab_view import ABDialog, ABView
 from studio.views.takes_panel import TakesPanel
-
-
-@pytest.fixture
-def writer(tmp_path):
-    with TakeLibrary(tmp_path / "lib") as library:
-        yield library
-
-
-@pytest.fixture
-def reader(tmp_path, writer):
-    with TakeLibrary(tmp_path / "lib", read_only=True) as library:
-        yield library
 
 
 @pytest.fixture
@@ -35,16 +22,6 @@ def pair(writer):
     loud = add(writer, "Compare us.", seed=1, audio=voice(2.0, amplitude=0.4))
     quiet = add(writer, "Compare us.", seed=2, audio=voice(2.0, amplitude=0.1, freq=220))
     return loud, quiet
-
-
-@pytest.fixture
-def player() -> FakePlayer:
-    return FakePlayer()
-
-
-@pytest.fixture
-def controller(writer) -> FakeController:
-    return FakeController(writer)
 
 
 def make_view(qtbot, player, controller, reader, pair, **kwargs) -> ABView:

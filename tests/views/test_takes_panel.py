@@ -9,36 +9,13 @@ import pytest
 import soundfile as sf
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLineEdit, QListView
-from studio_fakes import PLAYABLE, SILENT, FakeController, FakePlayer
+from studio_fakes import PLAYABLE, SILENT
 from take_fixtures import add, voice
 
-from studio.library.takes import TakeLibrary
 from studio.views.take_drag import file_stem
 from studio.views.take_export import ExportDialog
 from studio.views.takes_model import TakesModel
 from studio.views.takes_panel import TakesPanel
-
-
-@pytest.fixture
-def writer(tmp_path):
-    with TakeLibrary(tmp_path / "lib") as library:
-        yield library
-
-
-@pytest.fixture
-def reader(tmp_path, writer):
-    with TakeLibrary(tmp_path / "lib", read_only=True) as library:
-        yield library
-
-
-@pytest.fixture
-def player() -> FakePlayer:
-    return FakePlayer()
-
-
-@pytest.fixture
-def controller(writer) -> FakeController:
-    return FakeController(writer)
 
 
 @pytest.fixture
