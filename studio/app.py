@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from studio.settings import APPLICATION, ORGANIZATION, Settings
 
+DRIVER_ENV = "OMNIVOICE_DESKTOP_DRIVER"
 ICON_NAMES = ("omnivoice.svg", "icon.svg", "omnivoice.png", "icon.png")
 
 
@@ -73,8 +74,25 @@ def run(argv: list[str]) -> int:
 
     window = build_studio(app, Settings(), model=args.model)
     window.show()
+    _attach_driver(window)
     window.load_model()  # queued to the worker thread; the window is already up
     return app.exec()
+
+
+def _attach_driver(window) -> None:
+    """Journey tests act as the user through a driver script that OMNIVOICE_DESKTOP_DRIVER
+    names (tests/journeys/driver.py); without the variable nothing is loaded."""
+    import os
+
+    path = os.environ.get(DRIVER_ENV)
+    if not path:
+        return
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("omnivoice_journey_driver", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    window._journey_driver = module.attach(window)
 
 
 def build_studio(app: QApplication, settings: Settings, model: str | None = None):

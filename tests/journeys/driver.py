@@ -1,0 +1,280 @@
+"""The journey driver: loaded into the launched studio when OMNIVOICE_DESKTOP_DRIVER names
+this file, it lets a test process act as the user over a local socket.
+
+It runs on the GUI thread and imports Qt only (never torch or the engine), so the
+program starts and renders exactly as it does for a user. Each request is one JSON
+line; each answer is one JSON line, ``{"ok": true, ...}`` or ``{"ok": false,
+"error": "..."}``. Widgets are named by objectName, optionally scoped by the names
+of their ancestors: ``"designView/generateButton"``. Top-level windows (dialogs)
+are searched too.
+
+Clicks and typing go through QTest (real mouse and key events delivered to the
+widget), so a disabled button stays unclickable, as it is for a user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from PySide6.QtCore import QObject, QPoint, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QTextEdit,
+    QWidget,
+)
+
+SOCKET_ENV = "OMNIVOICE_DESKTOP_DRIVER_SOCKET"
+MODIFIERS = {
+    "ctrl": Qt.KeyboardModifier.ControlModifier,
+    "shift": Qt.KeyboardModifier.ShiftModifier,
+    "alt": Qt.KeyboardModifier.AltModifier,
+}
+
+
+class DriverError(Exception):
+    """A request the driver cannot carry out (no such widget, bad arguments)."""
+
+
+def _matches(widget: QObject, parts: list[str]) -> bool:
+    """Whether the ancestors of ``widget`` carry the scope names in order."""
+    wanted = list(parts)
+    node = widget.parent()
+    while node is not None and wanted:
+        if node.objectName() == wanted[-1]:
+            wanted.pop()
+        node = node.parent()
+    return not wanted
+
+
+def find(target: str) -> QWidget:
+    """The widget ``target`` names; a visible one wins over hidden ones of the same name."""
+    parts = [p for p in target.split("/") if p]
+    if not parts:
+        raise DriverError("empty target")
+    *scope, name = parts
+    found: list[QWidget] = []
+    for top in QApplication.topLevelWidgets():
+        candidates = [top] if top.objectName() == name else []
+        candidates += top.findChildren(QWidget, name)
+        found += [w for w in candidates if _matches(w, scope)]
+    if not found:
+        raise DriverError(f"no widget named {target!r}")
+    visible = [w for w in found if w.isVisible()]
+    return (visible or found)[0]
+
+
+def describe(widget: QWidget) -> dict:
+    """What a user can see of a widget: its text, value, state and item count."""
+    info: dict = {
+        "class": type(widget).__name__,
+        "visible": widget.isVisible(),
+        "enabled": widget.isEnabled(),
+        "tooltip": widget.toolTip(),
+    }
+    if isinstance(widget, (QLabel, QLineEdit, QAbstractButton)):
+        info["text"] = widget.text()
+    if isinstance(widget, QAbstractButton):
+        info["checked"] = widget.isChecked()
+    if isinstance(widget, (QPlainTextEdit, QTextEdit)):
+        info["text"] = widget.toPlainText()
+    if isinstance(widget, QComboBox):
+        info["text"] = widget.currentText()
+        info["items"] = [widget.itemText(i) for i in range(widget.count())]
+        info["index"] = widget.currentIndex()
+    if isinstance(widget, QAbstractSpinBox):
+        info["text"] = widget.text()
+        info["value"] = widget.value() if hasattr(widget, "value") else None
+    if isinstance(widget, QProgressBar):
+        info["value"] = widget.value()
+        info["maximum"] = widget.maximum()
+        info["text"] = widget.text()
+    if isinstance(widget, QAbstractItemView) and widget.model() is not None:
+        model = widget.model()
+        info["count"] = model.rowCount()
+        info["rows"] = [str(model.index(r, 0).data() or "") for r in range(model.rowCount())]
+        current = widget.currentIndex()
+        info["current"] = current.row() if current.isValid() else -1
+        info["selected"] = sorted({i.row() for i in widget.selectionModel().selectedIndexes()}) \
+            if widget.selectionModel() is not None else []
+    return info
+
+
+def _click_at(widget: QWidget, pos: QPoint | None = None, modifiers=Qt.KeyboardModifier.NoModifier):
+    if not widget.isVisible():
+        raise DriverError(f"{widget.objectName()!r} is not visible")
+    if pos is None:
+        pos = widget.rect().center()
+    QTest.mouseClick(widget, Qt.MouseButton.LeftButton, modifiers, pos)
+
+
+def _modifiers(names) -> Qt.KeyboardModifier:
+    value = Qt.KeyboardModifier.NoModifier
+    for name in names or ():
+        value |= MODIFIERS[name]
+    return value
+
+
+class Driver(QObject):
+    """Answers requests from the journey test on the GUI thread."""
+
+    def __init__(self, window: QWidget, path: str):
+        super().__init__(window)
+        self.window = window
+        self.server = QLocalServer(self)
+        QLocalServer.removeServer(path)
+        if not self.server.listen(path):
+            raise RuntimeError(f"the journey driver cannot listen on {path}: "
+                               f"{self.server.errorString()}")
+        self.server.newConnection.connect(self._accept)
+        self._buffers: dict[QLocalSocket, bytes] = {}
+
+    def _accept(self) -> None:
+        while self.server.hasPendingConnections():
+            socket = self.server.nextPendingConnection()
+            self._buffers[socket] = b""
+            socket.readyRead.connect(lambda s=socket: self._read(s))
+            socket.disconnected.connect(lambda s=socket: self._buffers.pop(s, None))
+
+    def _read(self, socket: QLocalSocket) -> None:
+        data = self._buffers.get(socket, b"") + bytes(socket.readAll())
+        *lines, rest = data.split(b"\n")
+        self._buffers[socket] = rest
+        for line in lines:
+            if line.strip():
+                answer = self.handle(json.loads(line))
+                socket.write(json.dumps(answer).encode() + b"\n")
+                socket.flush()
+
+    def handle(self, request: dict) -> dict:
+        op = request.get("op", "")
+        method = getattr(self, f"op_{op}", None)
+        if method is None:
+            return {"ok": False, "error": f"unknown op {op!r}"}
+        try:
+            return {"ok": True, **(method(**request.get("args", {})) or {})}
+        except DriverError as exc:
+            return {"ok": False, "error": str(exc)}
+        except Exception as exc:  # a driver bug, told to the test rather than crashing the app
+            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+
+    # ------------------------------------------------------------ requests
+    def op_ping(self) -> dict:
+        return {"pid": os.getpid(), "window": self.window.isVisible()}
+
+    def op_get(self, target: str) -> dict:
+        return describe(find(target))
+
+    def op_exists(self, target: str) -> dict:
+        try:
+            widget = find(target)
+        except DriverError:
+            return {"exists": False, "visible": False}
+        return {"exists": True, "visible": widget.isVisible()}
+
+    def op_click(self, target: str, modifiers=()) -> dict:
+        widget = find(target)
+        _click_at(widget, modifiers=_modifiers(modifiers))
+        return {}
+
+    def op_click_row(self, target: str, row: int, modifiers=()) -> dict:
+        """Click an item of a list by its row, as a user clicks it."""
+        view = find(target)
+        if not isinstance(view, QAbstractItemView):
+            raise DriverError(f"{target!r} is not a list")
+        index = view.model().index(row, 0)
+        if not index.isValid():
+            raise DriverError(f"{target!r} has no row {row}")
+        view.scrollTo(index)
+        _click_at(view.viewport(), view.visualRect(index).center(), _modifiers(modifiers))
+        return {}
+
+    def op_type(self, target: str, text: str, clear: bool = True) -> dict:
+        """Focus the widget and type, key by key (select-all first to replace)."""
+        widget = find(target)
+        widget.setFocus(Qt.FocusReason.MouseFocusReason)
+        if clear:
+            QTest.keyClick(widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+            QTest.keyClick(widget, Qt.Key.Key_Delete)
+        QTest.keyClicks(widget, text)
+        return {}
+
+    def op_key(self, target: str, key: str, modifiers=()) -> dict:
+        widget = find(target)
+        widget.setFocus(Qt.FocusReason.OtherFocusReason)
+        code = getattr(Qt.Key, f"Key_{key}", None)
+        if code is None:
+            raise DriverError(f"unknown key {key!r}")
+        QTest.keyClick(widget, code, _modifiers(modifiers))
+        return {}
+
+    def op_choose(self, target: str, text: str) -> dict:
+        """Pick an item of a combo box by its text, as choosing it from the popup does."""
+        combo = find(target)
+        if not isinstance(combo, QComboBox):
+            raise DriverError(f"{target!r} is not a combo box")
+        if not combo.isEnabled():
+            raise DriverError(f"{target!r} is disabled")
+        index = combo.findText(text)
+        if index < 0:
+            items = [combo.itemText(i) for i in range(combo.count())]
+            raise DriverError(f"{target!r} has no item {text!r} (it has {items})")
+        combo.setCurrentIndex(index)
+        combo.activated.emit(index)  # what the popup emits after setting the index
+        combo.textActivated.emit(text)
+        return {}
+
+    def op_screenshot(self, path: str, target: str | None = None) -> dict:
+        """Save what the screen shows of the window (or of one widget) as a PNG."""
+        widget = find(target) if target else self.window
+        screen = QGuiApplication.primaryScreen()
+        platform = QGuiApplication.platformName()
+        # On a real X server, grab the screen's own pixels of the window: what a user sees.
+        if platform == "xcb" and target is None:
+            pixmap = screen.grabWindow(0, *widget.frameGeometry().getRect())
+        else:
+            pixmap = widget.grab()
+        if not pixmap.save(path):
+            raise DriverError(f"could not save {path}")
+        return {"platform": platform, "width": pixmap.width(), "height": pixmap.height()}
+
+    def op_windows(self) -> dict:
+        """The visible top-level windows: dialogs and message boxes a user would see."""
+        shown = []
+        for top in QApplication.topLevelWidgets():
+            if top.isVisible() and top.isWindow():
+                texts = [w.text() for w in top.findChildren(QLabel) if w.isVisible() and w.text()]
+                shown.append({"name": top.objectName(), "class": type(top).__name__,
+                              "title": top.windowTitle(), "texts": texts})
+        return {"windows": shown, "platform": QGuiApplication.platformName()}
+
+    def op_player(self) -> dict:
+        """The shared player's transport, for asserting that sound went to the device."""
+        player = getattr(self.window, "_player", None)
+        if player is None:
+            raise DriverError("the window has no player")
+        return {"state": player.state(), "position": player.position(),
+                "duration": player.duration(), "underflows": player.underflows}
+
+    def op_close(self) -> dict:
+        """Close the main window as its close button does; the app then quits."""
+        QTimer.singleShot(0, self.window.close)
+        return {}
+
+
+def attach(window: QWidget) -> Driver:
+    path = os.environ.get(SOCKET_ENV)
+    if not path:
+        raise RuntimeError(f"{SOCKET_ENV} must name the socket the journey driver listens on")
+    return Driver(window, path)
