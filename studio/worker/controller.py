@@ -18,6 +18,22 @@ from studio.worker.jobs import LoadRequest, RenderRequest
 from studio.worker.worker import InferenceWorker
 
 
+class WorkerThread(QThread):
+    """The worker's QThread, whose event loop runs inside a Python ``run``.
+
+    With Qt's own ``run``, the thread has no Python thread state between calls:
+    PySide makes one for a slot call and deletes it when the call returns. pybind11 (torch) remembers the thread state of
+    the thread that first imports it, so torch imported by the model load on this
+    thread kept a pointer to a state PySide then freed, and the next tensor freed
+    here (a ``from_numpy`` deleter taking the GIL) crashed. A Python ``run`` holds
+    one thread state from the thread's start to its end, shared by every slot call,
+    like a ``threading.Thread``'s (docs/architecture.md, "Threads and Python").
+    """
+
+    def run(self) -> None:
+        self.exec()
+
+
 class WorkerController(QObject):
     # Private hops onto the worker thread (queued connections to its slots).
     _load = Signal(object)
@@ -43,7 +59,7 @@ class WorkerController(QObject):
     def __init__(self, worker: InferenceWorker | None = None, parent: QObject | None = None):
         super().__init__(parent)
         self.worker = worker if worker is not None else InferenceWorker()
-        self.thread = QThread()
+        self.thread = WorkerThread()
         self.thread.setObjectName("inference-worker")
         self.worker.moveToThread(self.thread)
         self._load.connect(self.worker.load_model)
