@@ -8,6 +8,7 @@ thread. ``aboutToQuit`` stops the worker cleanly before Qt tears anything down.
 from __future__ import annotations
 
 import argparse
+import logging
 from importlib import resources
 from pathlib import Path
 
@@ -52,14 +53,35 @@ def app_icon() -> QIcon | None:
     return None
 
 
-def _log_to_file() -> None:
-    from studio import logfile
+def _log_qt_messages():
+    """Qt's own warnings (a timer stopped from another thread, a failed style) go to the
+    log file, where the error sentences point, instead of a terminal nobody reads.
+    Returns the handler it replaced."""
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
-    logfile.attach()  # size-bounded, rolls over (studio/logfile.py)
+    qt_log = logging.getLogger("studio.qt")
+    levels = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
+              QtMsgType.QtWarningMsg: logging.WARNING, QtMsgType.QtCriticalMsg: logging.ERROR,
+              QtMsgType.QtFatalMsg: logging.CRITICAL}
+
+    def handler(kind, context, message) -> None:
+        where = f" ({context.file}:{context.line})" if context.file else ""
+        qt_log.log(levels.get(kind, logging.WARNING), "%s%s", message, where)
+
+    return qInstallMessageHandler(handler)
 
 
-def run(argv: list[str]) -> int:
-    """Open the studio; returns the exit status of the event loop."""
+def run(argv: list[str], *, log_path: Path | None = None, hooks=None) -> int:
+    """Open the studio; returns the exit status of the event loop.
+
+    ``log_path`` is the log file ``cli.main`` opened (with faulthandler writing into
+    it); ``hooks`` its uncaught-exception hooks, which then also tell the status bar.
+    """
+    from PySide6.QtCore import qInstallMessageHandler
+
+    from studio.crash import SessionMarker, abnormal_end_message
+    from studio.paths import data_dir
+
     app = QApplication.instance() or QApplication(list(argv))
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
@@ -70,13 +92,24 @@ def run(argv: list[str]) -> int:
         app.setWindowIcon(icon)
     # Qt's own options (-style fusion, -platform ...) are left to Qt.
     args = parse_args(list(argv[1:]))
-    _log_to_file()
+    previous_qt_handler = _log_qt_messages()
+    marker = SessionMarker(data_dir())
+    crashed_before = marker.begin()
 
     window = build_studio(app, Settings(), model=args.model)
+    if hooks is not None:
+        hooks.notify = window.report_uncaught
     window.show()
+    if crashed_before:
+        window.show_notice(abnormal_end_message(log_path))
     _attach_driver(window)
     window.load_model()  # queued to the worker thread; the window is already up
-    return app.exec()
+    try:
+        code = app.exec()
+    finally:
+        qInstallMessageHandler(previous_qt_handler)
+    marker.end()  # a clean quit: the next start has nothing to report
+    return code
 
 
 def _attach_driver(window) -> None:

@@ -369,29 +369,34 @@ def run_download(args) -> None:
     print(f"Done: {path}", file=sys.stderr)
 
 
-def _setup_logging() -> tuple[logging.Handler, Path | None]:
-    """Attach the log file to the root logger; ``main`` detaches it when done.
-
-    Without a writable log file, records go to a NullHandler rather than to
-    logging's last-resort handler, which would print them on the terminal.
-    """
-    from studio import logfile
-
-    return logfile.attach()
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        # No subcommand: open the studio (Qt is imported only here).
-        from studio.app import run
+    # First, before anything can crash: the log file, with faulthandler writing fatal
+    # signals into it, and the hooks that log exceptions nobody caught.
+    from studio import logfile
+    from studio.crash import UncaughtHooks
 
-        extra = ["--model", args.studio_model] if args.studio_model else []
-        return run([sys.argv[0], *extra])
-    handler, logfile = _setup_logging()
+    handler, log_path = logfile.attach()
+    hooks = UncaughtHooks()
     # Library warnings (torch, torchaudio) go to the log file, not the terminal.
     logging.captureWarnings(True)
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            # No subcommand: open the studio (Qt is imported only here).
+            from studio.app import run
+
+            extra = ["--model", args.studio_model] if args.studio_model else []
+            return run([sys.argv[0], *extra], log_path=log_path, hooks=hooks)
+        return _command(args, log_path)
+    finally:
+        logging.captureWarnings(False)
+        hooks.remove()
+        logging.getLogger().removeHandler(handler)
+        handler.close()
+
+
+def _command(args, logfile: Path | None) -> int:
+    """One headless subcommand, with the CLI's contract for errors and exit statuses."""
     try:
         if args.command == "synth":
             summary = run_synth(args)
@@ -432,10 +437,6 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "json", False):
             print(json.dumps({"error": message}, ensure_ascii=False))
         return 1
-    finally:
-        logging.captureWarnings(False)
-        logging.getLogger().removeHandler(handler)
-        handler.close()
 
 
 if __name__ == "__main__":

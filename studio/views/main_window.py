@@ -8,7 +8,7 @@ show each other's progress.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QSize, Qt, Slot
+from PySide6.QtCore import QByteArray, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -71,7 +71,14 @@ def load_request(settings: Settings, source: str | None = None) -> LoadRequest:
     )
 
 
+UNCAUGHT_ERROR = ("Something went wrong inside the studio; the log file in the data folder has "
+                  "the details. Your takes and voices are safe.")
+
+
 class MainWindow(QMainWindow):
+    # From any thread (the uncaught-exception hooks): queued to the window's thread.
+    _uncaught = Signal()
+
     def __init__(self, settings: Settings, controller, player=None, *,
                  model_override: str | None = None, audio_status=None, recorder=None,
                  accel_probe=None, parent: QWidget | None = None):
@@ -84,6 +91,7 @@ class MainWindow(QMainWindow):
         self._model_override = model_override
         self._jobs: dict[int, QWidget] = {}  # render job -> view
         self._transcriptions: dict[int, QWidget] = {}  # transcription job -> view
+        self._notice: str | None = None  # a start-up sentence the model-ready line must not hide
         if audio_status is None:
             from studio.audio.backend import audio_status as probe
 
@@ -189,6 +197,7 @@ class MainWindow(QMainWindow):
         self.takesPanel.rerender_requested.connect(self._rerender)
         self.takesPanel.copy_settings_requested.connect(self._copy_settings)
         worker.takes_failed.connect(self._takes_failed)
+        self._uncaught.connect(self._show_uncaught)
 
     # ------------------------------------------------------------------ views
     def show_view(self, name: str) -> None:
@@ -272,6 +281,20 @@ class MainWindow(QMainWindow):
         elif key == "takes/asr_check":
             self._controller.set_asr_check(self._settings.value(key))
 
+    def show_notice(self, sentence: str) -> None:
+        """An error sentence for the start of the session (the last one crashed), kept on
+        the status bar until the next message, past the model-ready line."""
+        self._notice = sentence
+        self.statusBarWidget.show_error(sentence)
+
+    def report_uncaught(self) -> None:
+        """An exception nobody caught was logged (any thread): say so on the status bar."""
+        self._uncaught.emit()
+
+    @Slot()
+    def _show_uncaught(self) -> None:
+        self.statusBarWidget.show_error(UNCAUGHT_ERROR)
+
     # ------------------------------------------------------------------ worker -> views
     @Slot(str)
     def _model_loading(self, stage: str) -> None:
@@ -280,7 +303,9 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _model_loaded(self, info: ModelInfo) -> None:
         self.statusBarWidget.set_model_loaded(info)
-        self.statusBarWidget.show_message(f"Model ready on {info.device} ({info.precision}).")
+        if self._notice is None:
+            self.statusBarWidget.show_message(f"Model ready on {info.device} ({info.precision}).")
+        self._notice = None  # shown past the first load; the next message replaces it
 
     @Slot(str)
     def _model_failed(self, reason: str) -> None:

@@ -70,8 +70,9 @@ class Studio:
         self.home = Path(home)
         self.data = self.home / "data"
         self.config = self.home / "config"
-        self.socket_path = str(self.home / f"driver-{os.getpid()}-{time.monotonic_ns()}.sock")
-        self.stderr_path = self.home / "studio-stderr.txt"
+        launch = len(list(self.home.glob("studio-output-*.txt"))) + 1  # restarts keep the earlier
+        self.socket_path = str(self.home / f"driver-{launch}.sock")
+        self.stderr_path = self.home / f"studio-output-{launch}.txt"
         self.screens = self.home / "screens"
         self.screens.mkdir(parents=True, exist_ok=True)
         args = list(command or entry_point())
@@ -97,7 +98,7 @@ class Studio:
         environment.update(env or {})
         self.args = args
         self.started = time.monotonic()
-        self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 (closed in stop)
+        self._stderr = open(self.stderr_path, "wb")
         self.process = subprocess.Popen(args, env=environment, stdout=self._stderr,
                                         stderr=subprocess.STDOUT, cwd=self.home)
         self._socket: socket.socket | None = None
