@@ -13,6 +13,38 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+CPU_FLAGS_OF_NOTE = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "avx_ne_convert")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Which CPU features this run had (bf16 paths differ between machines); printed
+    after the results, where ``-q`` still shows it."""
+    terminalreporter.write_line(cpu_features())
+
+
+def cpu_features() -> str:
+    import platform
+
+    import torch
+
+    from studio.engine.precision import _linux_cpu_flags, cpu_bf16_feature
+
+    flags = _linux_cpu_flags()
+    model = next((line.split(":", 1)[1].strip() for line in _cpuinfo_lines()
+                  if line.startswith("model name")), platform.processor() or platform.machine())
+    present = [f for f in CPU_FLAGS_OF_NOTE if f in flags] or ["(flags not readable)"]
+    onednn = torch.ops.mkldnn._is_mkldnn_bf16_supported()
+    return (f"CPU: {model}, {os.cpu_count()} cores; flags: {' '.join(present)}; native bf16: "
+            f"{cpu_bf16_feature() or 'no'}; oneDNN bf16 kernels: {'yes' if onednn else 'no'}")
+
+
+def _cpuinfo_lines() -> list[str]:
+    try:
+        return Path("/proc/cpuinfo").read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+
+
 @pytest.fixture(autouse=True)
 def _private_data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("OMNIVOICE_DESKTOP_DATA_DIR", str(tmp_path / "data"))

@@ -135,15 +135,73 @@ def bf16_engine(tiny_checkpoint):
     return Engine.load(tiny_checkpoint, device="cpu", precision="bf16")
 
 
-def test_prepacking_applies_to_bf16_on_the_cpu_only(engine, bf16_engine):
-    assert prepack_supported(bf16_engine.net)  # this CI CPU's oneDNN runs bf16
+def _onednn_bf16(monkeypatch, supported: bool) -> None:
+    """Inject what oneDNN says of this CPU's bf16, for the decisions built on it."""
+    monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: supported)
+
+
+# The prepacked kernels themselves exist only on CPUs whose oneDNN runs bf16 (AVX-512
+# BF16, AMX, AVX-NE-CONVERT); elsewhere oneDNN refuses to reorder a bf16 weight. The
+# decision to use them is tested on every machine above, by injection.
+onednn_bf16 = pytest.mark.skipif(
+    not torch.ops.mkldnn._is_mkldnn_bf16_supported(),
+    reason="this CPU's oneDNN has no bf16 kernels (no AVX-512 BF16/AMX), so the prepacked "
+           "bf16 path cannot run here; the decision not to use it is tested by injection",
+)
+
+
+@pytest.mark.parametrize("supported", [True, False])
+def test_prepacking_is_chosen_for_bf16_on_a_cpu_whose_onednn_runs_bf16(
+        engine, bf16_engine, monkeypatch, supported):
+    _onednn_bf16(monkeypatch, supported)
+    assert prepack_supported(bf16_engine.net) is supported
     assert not prepack_supported(engine.net)  # fp32: the exact path is never touched
     assert engine._cpu_layers() is None
-    assert isinstance(bf16_engine._cpu_layers(), PrepackedLayers)
     with pytest.raises(ValueError):
         PrepackedLayers(engine.net)
 
 
+def test_without_onednn_bf16_a_bf16_render_runs_the_standard_stack(tiny_checkpoint, monkeypatch):
+    _onednn_bf16(monkeypatch, False)
+    made = []
+    monkeypatch.setattr(engine_module, "PrepackedLayers", lambda net: made.append(net))
+    fresh = Engine.load(tiny_checkpoint, device="cpu", precision="bf16")
+    options = GenerationOptions(decode=DecodeOptions(num_step=2, **GREEDY))
+    [result] = fresh.synthesize([SynthesisItem("Emulated bf16, standard stack.", seed=3)], options)
+    assert made == [] and fresh._cpu_layers() is None
+    assert torch.isfinite(torch.from_numpy(result.audio)).all()
+
+
+def test_prepacked_layers_with_onednn_injected_compute_the_standard_stack(
+        bf16_engine, tiny_checkpoint, monkeypatch):
+    """The plumbing on every CPU: a stand-in oneDNN whose "reorder" keeps the weight and
+    whose linear is F.linear gives the standard stack's logits exactly."""
+    _onednn_bf16(monkeypatch, True)
+    monkeypatch.setattr(torch.ops.mkldnn, "_reorder_linear_weight", lambda w, _size: w.clone())
+    monkeypatch.setattr(torch.ops.mkldnn, "_linear_pointwise",
+                        lambda x, w, b, *_: torch.nn.functional.linear(x, w, b))
+    net = bf16_engine.net
+    layers = PrepackedLayers(net)
+    jobs = [bf16_engine._prepare(SynthesisItem("Injected oneDNN, same logits.", seed=2), None)]
+    items = [bf16_engine._item(j, j.text, j.target_len, None, options=GenerationOptions())
+             for j in jobs]
+    batch = pack(items, net.audio.codebooks, "cpu")
+    with torch.inference_mode():
+        standard = packed_logits(net, batch, layer_stack(net, batch))
+        prepacked = packed_logits(net, batch, layers(net, batch))
+    assert torch.equal(prepacked, standard)
+    other = Engine.load(tiny_checkpoint, device="cpu", precision="bf16")
+    with pytest.raises(ValueError):
+        layers(other.net, None)  # checked before the batch is read
+
+
+@onednn_bf16
+def test_prepacked_layers_are_built_where_the_hardware_has_bf16(bf16_engine):
+    assert prepack_supported(bf16_engine.net)
+    assert isinstance(bf16_engine._cpu_layers(), PrepackedLayers)
+
+
+@onednn_bf16
 def test_prepacked_stack_matches_the_standard_stack(bf16_engine):
     net = bf16_engine.net
     jobs = [bf16_engine._prepare(SynthesisItem("Prepacked weights, same logits.", seed=2), None)]
@@ -164,6 +222,7 @@ def test_prepacked_stack_matches_the_standard_stack(bf16_engine):
     assert all(type(m.q_proj) is torch.nn.Linear for m in (layer.self_attn for layer in net.llm.layers))
 
 
+@onednn_bf16
 def test_bf16_packed_render_uses_the_prepacked_layers(bf16_engine, monkeypatch):
     used = []
     real = PrepackedLayers.__call__
@@ -180,10 +239,3 @@ def test_bf16_packed_render_uses_the_prepacked_layers(bf16_engine, monkeypatch):
         bf16_engine.cpu_prepack = True
     assert used == [1]  # switched off: the standard stack ran
     assert fast.tokens[0].shape == plain.tokens[0].shape
-
-
-def test_prepacked_layers_refuse_another_network(bf16_engine, tiny_checkpoint):
-    other = Engine.load(tiny_checkpoint, device="cpu", precision="bf16")
-    layers = bf16_engine._cpu_layers()
-    with pytest.raises(ValueError):
-        layers(other.net, None)  # checked before the batch is read
