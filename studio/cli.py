@@ -88,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     selftest = commands.add_parser("selftest", help="check this install without downloading anything")
     selftest.add_argument("--json", action="store_true", help="print one JSON object with every check")
-    selftest.add_argument("--probe", choices=("qt",), help=argparse.SUPPRESS)  # the Qt child process
+    # The child processes of the Qt checks.
+    selftest.add_argument("--probe", choices=("qt", "studio"), help=argparse.SUPPRESS)
+    selftest.add_argument("--probe-model", help=argparse.SUPPRESS)
     return parser
 
 
@@ -411,8 +413,10 @@ def _command(args, logfile: Path | None) -> int:
         elif args.command == "selftest":
             from studio import selftest
 
+            if args.probe:  # a child of the self-test: nothing imported before it runs
+                return selftest.main(probe=args.probe, probe_model=args.probe_model)
             with _library_chatter_to_log():
-                return selftest.main(json_output=args.json, probe=args.probe)
+                return selftest.main(json_output=args.json)
         elif args.command == "cache":
             summary = run_cache(args)
             if args.json:

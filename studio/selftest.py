@@ -6,9 +6,11 @@ tiny random model, the data folder) decides the exit status; Qt, audio output,
 the library database and acceleration are reported but do not fail the run,
 since the headless commands work without them.
 
-No Qt is imported here: the Qt check runs in a child process (this same program
-with a hidden ``--probe qt``), so the caller's process state stays untouched and
-the check also works from inside the studio's Help menu.
+No Qt is imported here: the Qt checks run in child processes (this same program
+with a hidden ``--probe``), so the caller's process state stays untouched and the
+checks also work from inside the studio's Help menu. One child renders on the tiny
+model through the studio's own worker thread, with torch first imported there, as
+in the launched studio: a render that crashes the studio fails the self-test too.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ TORCHAUDIO_MISMATCH = (
 )
 CORE_BLOCKED = "skipped: {what} is not usable (see above)."
 QT_PROBE_TIMEOUT_S = 60
+STUDIO_PROBE_TIMEOUT_S = 180
+STUDIO_CRASHED = ("the studio's worker thread {how} while rendering on the tiny model, so the studio "
+                  "would crash on Generate; the log file has the details.")
 
 
 @dataclass
@@ -111,8 +116,8 @@ def check_transformers() -> Check:
     return Check("transformers", OK, f"transformers {transformers.__version__}", True)
 
 
-def check_engine(workdir: Path | None = None) -> Check:
-    """Build a tiny random checkpoint, load it, and render a few steps on the CPU."""
+def check_engine(checkpoint: Path) -> Check:
+    """Build a tiny random checkpoint at ``checkpoint``, load it, render a few steps on the CPU."""
     import numpy as np
 
     from studio.engine.decode import DecodeOptions
@@ -120,11 +125,10 @@ def check_engine(workdir: Path | None = None) -> Check:
     from studio.engine.random_checkpoint import build_random_checkpoint
 
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="omnivoice-selftest-", dir=workdir) as folder:
-        checkpoint = build_random_checkpoint(Path(folder) / "tiny", "tiny")
-        engine = Engine.load(checkpoint, device="cpu", precision="fp32")
-        options = GenerationOptions(decode=DecodeOptions(num_step=4), postprocess=False)
-        [result] = engine.synthesize([SynthesisItem(text="Self test.", seed=1)], options)
+    build_random_checkpoint(checkpoint, "tiny")
+    engine = Engine.load(checkpoint, device="cpu", precision="fp32")
+    options = GenerationOptions(decode=DecodeOptions(num_step=4), postprocess=False)
+    [result] = engine.synthesize([SynthesisItem(text="Self test.", seed=1)], options)
     seconds = time.perf_counter() - started
     audio = result.audio
     if audio.size == 0 or not np.isfinite(audio).all():
@@ -249,6 +253,81 @@ def check_qt(run: Callable[..., subprocess.CompletedProcess] = subprocess.run) -
                  "drawn", False)
 
 
+def studio_probe(checkpoint: str) -> dict:
+    """Run in the child: render on ``checkpoint`` through the studio's WorkerController and
+    its worker thread, torch first imported there by the model load. Returns facts."""
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from studio.engine.options import DecodeOptions, GenerationOptions
+    from studio.worker.controller import WorkerController
+    from studio.worker.jobs import LoadRequest, RenderRequest
+    from studio.worker.worker import InferenceWorker
+
+    app = QApplication.instance() or QApplication(["omnivoice-desktop-selftest"])
+    facts: dict = {"torch_before": "torch" in sys.modules}
+    with tempfile.TemporaryDirectory(prefix="omnivoice-selftest-data-") as data:
+        # Its own data folder: the self-test's take never joins the user's library.
+        controller = WorkerController(InferenceWorker(data_dir=Path(data)))
+        worker, loop = controller.worker, QEventLoop()
+        worker.model_loaded.connect(lambda _info: loop.quit())
+        worker.model_failed.connect(lambda reason: (facts.update(error=reason), loop.quit()))
+        worker.finished.connect(lambda _job, result: (facts.update(
+            audio_seconds=result.audio_seconds, seconds=result.seconds), loop.quit()))
+        worker.failed.connect(lambda _job, reason: (facts.update(error=reason), loop.quit()))
+        QTimer.singleShot(STUDIO_PROBE_TIMEOUT_S * 1000, loop.quit)
+        controller.load_model(LoadRequest(checkpoint, device="cpu", precision="fp32",
+                                          disk_cache=False))
+        loop.exec()
+        if "error" not in facts:
+            options = GenerationOptions(decode=DecodeOptions(num_step=4), postprocess=False)
+            controller.render(RenderRequest(text="Self test of the studio.", instruct="female",
+                                            mode="design", seeds=(1,), options=options))
+            loop.exec()
+        controller.shutdown()
+    facts["ok"] = "audio_seconds" in facts and facts["audio_seconds"] > 0
+    del app
+    return facts
+
+
+def check_studio_render(checkpoint: Path,
+                        run: Callable[..., subprocess.CompletedProcess] = subprocess.run) -> Check:
+    name = "studio render"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    command = self_command("selftest", "--probe", "studio", "--probe-model", str(checkpoint))
+    try:
+        done = run(command, capture_output=True, text=True, env=env,
+                   timeout=STUDIO_PROBE_TIMEOUT_S + 30)
+    except subprocess.TimeoutExpired:
+        return Check(name, FAIL, STUDIO_CRASHED.format(how=f"did not finish within "
+                                                           f"{STUDIO_PROBE_TIMEOUT_S} s"), True)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode < 0:
+        log.error("the studio render probe died (status %s): %s", done.returncode,
+                  done.stderr[-4000:])
+        how = f"was killed by signal {-done.returncode}"
+        try:
+            import signal
+
+            how = f"was killed by {signal.Signals(-done.returncode).name}"
+        except ValueError:
+            pass
+        return Check(name, FAIL, STUDIO_CRASHED.format(how=how), True)
+    if done.returncode != 0 or not lines:
+        log.info("the studio render probe failed (status %s): %s", done.returncode,
+                 done.stderr[-2000:])
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return Check(name, FAIL, f"the studio could not render through its worker thread "
+                     f"({last[:200]}).", True)
+    facts = json.loads(lines[-1])
+    if not facts.get("ok"):
+        return Check(name, FAIL, f"the studio's worker thread did not render on the tiny model: "
+                     f"{facts.get('error', 'no audio')}", True)
+    return Check(name, OK, f"rendered {facts['audio_seconds']:.2f} s through the studio's worker "
+                 f"thread in {facts['seconds']:.1f} s", True)
+
+
 # ---------------------------------------------------------------------- the run
 
 
@@ -273,16 +352,28 @@ def run_checks(include_qt: bool = True) -> list[Check]:
         _guarded("torchaudio", True, check_torchaudio),
         _guarded("transformers", True, check_transformers),
     ]
-    blocked = next((c.name for c in checks if c.failed), None)
-    if blocked:
-        checks.append(Check("codec + decode", FAIL, CORE_BLOCKED.format(what=blocked), True))
-    else:
-        checks.append(_guarded("codec + decode", True, check_engine))
-    checks.append(_guarded("data folder", True, check_data_folder))
-    checks.append(_guarded("voice library", False, check_library))
-    checks.append(_guarded("audio output", False, check_audio))
-    if include_qt:
-        checks.append(_guarded("Qt", False, check_qt))
+    with tempfile.TemporaryDirectory(prefix="omnivoice-selftest-") as work:
+        checkpoint = Path(work) / "tiny"
+        blocked = next((c.name for c in checks if c.failed), None)
+        if blocked:
+            checks.append(Check("codec + decode", FAIL, CORE_BLOCKED.format(what=blocked), True))
+        else:
+            checks.append(_guarded("codec + decode", True, lambda: check_engine(checkpoint)))
+        checks.append(_guarded("data folder", True, check_data_folder))
+        checks.append(_guarded("voice library", False, check_library))
+        checks.append(_guarded("audio output", False, check_audio))
+        if include_qt:
+            qt = _guarded("Qt", False, check_qt)
+            checks.append(qt)
+            engine = next(c for c in checks if c.name == "codec + decode")
+            if qt.failed or engine.failed:
+                what = "Qt" if qt.failed else "codec + decode"
+                # No window at all is a Qt problem (not core); the headless path still works.
+                checks.append(Check("studio render", FAIL, CORE_BLOCKED.format(what=what),
+                                    engine.failed))
+            else:
+                checks.append(_guarded("studio render", True,
+                                       lambda: check_studio_render(checkpoint)))
     checks.append(_guarded("acceleration", False, check_accel))
     return checks
 
@@ -305,10 +396,14 @@ def as_json(checks: list[Check]) -> dict:
     return {"passed": passed(checks), "checks": [asdict(c) for c in checks]}
 
 
-def main(json_output: bool = False, probe: str | None = None) -> int:
+def main(json_output: bool = False, probe: str | None = None,
+         probe_model: str | None = None) -> int:
     """The ``selftest`` subcommand: print the report (or JSON); 0 when the core path works."""
     if probe == "qt":
         print(json.dumps(qt_probe()))
+        return 0
+    if probe == "studio":
+        print(json.dumps(studio_probe(probe_model)), flush=True)
         return 0
     checks = run_checks()
     if json_output:

@@ -21,7 +21,7 @@ from studio.selftest import FAIL, NOTE, OK, Check
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECK_NAMES = ["torch", "torchaudio", "transformers", "codec + decode", "data folder",
-               "voice library", "audio output", "Qt", "acceleration"]
+               "voice library", "audio output", "Qt", "studio render", "acceleration"]
 
 # Makes `import torchaudio` fail in a child process the way a missing package does.
 BLOCK_TORCHAUDIO = """
@@ -57,7 +57,8 @@ def test_selftest_json_lists_every_check(capsys):
     assert summary["passed"] is True
     assert [c["name"] for c in summary["checks"]] == CHECK_NAMES
     core = {c["name"] for c in summary["checks"] if c["core"]}
-    assert core == {"torch", "torchaudio", "transformers", "codec + decode", "data folder"}
+    assert core == {"torch", "torchaudio", "transformers", "codec + decode", "data folder",
+                    "studio render"}
     engine = next(c for c in summary["checks"] if c["name"] == "codec + decode")
     assert engine["status"] == OK and "tiny random model rendered" in engine["detail"]
 
@@ -118,7 +119,7 @@ def test_an_unwritable_data_folder_fails_the_core_path(tmp_path, monkeypatch, ca
 
 def _fake_checks(monkeypatch, **results: Check) -> None:
     for name, check in results.items():
-        monkeypatch.setattr(selftest, name, lambda c=check: c)
+        monkeypatch.setattr(selftest, name, lambda *_args, c=check: c)
 
 
 def test_only_core_failures_decide_the_exit_status(monkeypatch, capsys):
@@ -132,6 +133,7 @@ def test_only_core_failures_decide_the_exit_status(monkeypatch, capsys):
     assert selftest.main() == 0
     out = capsys.readouterr().out
     assert "FAIL  Qt" in out and "Self-test passed" in out
+    assert "FAIL  studio render   skipped: Qt is not usable" in out  # no window: not core
 
     _fake_checks(monkeypatch, check_data_folder=Check("data folder", FAIL, "read-only", True))
     assert selftest.main() == 1
@@ -139,7 +141,7 @@ def test_only_core_failures_decide_the_exit_status(monkeypatch, capsys):
 
 
 def test_a_check_that_raises_is_a_fail_that_names_the_error(monkeypatch, caplog):
-    def broken():
+    def broken(_checkpoint):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(selftest, "check_engine", broken)
@@ -168,6 +170,34 @@ def test_qt_probe_child_draws_offscreen():
     assert done.returncode == 0, done.stderr
     facts = json.loads(done.stdout.strip().splitlines()[-1])
     assert facts["ok"] is True and facts["grab"] == [200, 40]
+
+
+def test_studio_probe_child_renders_through_the_worker_thread_with_torch_first_there(tmp_path):
+    from studio.engine.random_checkpoint import build_random_checkpoint
+
+    checkpoint = build_random_checkpoint(tmp_path / "tiny", "tiny")
+    data = tmp_path / "data"
+    done = subprocess.run(selftest.self_command("selftest", "--probe", "studio", "--probe-model",
+                                                str(checkpoint)),
+                          capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          env=dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT),
+                                   OMNIVOICE_DESKTOP_DATA_DIR=str(data)))
+    assert done.returncode == 0, done.stderr
+    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    assert facts["torch_before"] is False, "torch must be first imported on the worker thread"
+    assert facts["ok"] is True and facts["audio_seconds"] > 0
+    assert not (data / "takes").exists(), "the self-test's take stays out of the user's library"
+
+
+@pytest.mark.parametrize(("returncode", "how"), [(-11, "was killed by SIGSEGV"),
+                                                 (-6, "was killed by SIGABRT")])
+def test_a_studio_render_that_crashes_fails_the_self_test(tmp_path, returncode, how):
+    def crashed(*_args, **_kwargs):
+        return subprocess.CompletedProcess([], returncode, stdout="", stderr="Fatal Python error")
+
+    check = selftest.check_studio_render(tmp_path, run=crashed)
+    assert check.status == FAIL and check.core
+    assert check.detail == selftest.STUDIO_CRASHED.format(how=how)
 
 
 def test_accel_line_names_why_each_path_is_off(monkeypatch):
