@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -16,6 +18,8 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from studio.settings import APPLICATION, ORGANIZATION, Settings
+
+log = logging.getLogger("studio.app")
 
 DRIVER_ENV = "OMNIVOICE_DESKTOP_DRIVER"
 ICON_NAMES = ("omnivoice.svg", "icon.svg", "omnivoice.png", "icon.png")
@@ -80,6 +84,7 @@ def run(argv: list[str], *, log_path: Path | None = None, hooks=None) -> int:
     from PySide6.QtCore import qInstallMessageHandler
 
     from studio.crash import SessionMarker, abnormal_end_message
+    from studio.garbage import MainThreadCollector
     from studio.paths import data_dir
 
     app = QApplication.instance() or QApplication(list(argv))
@@ -104,19 +109,34 @@ def run(argv: list[str], *, log_path: Path | None = None, hooks=None) -> int:
         window.show_notice(abnormal_end_message(log_path))
     _attach_driver(window)
     window.load_model()  # queued to the worker thread; the window is already up
+    collector = MainThreadCollector(app)
+    collector.start()
     try:
         code = app.exec()
     finally:
+        collector.stop()
         qInstallMessageHandler(previous_qt_handler)
+    stopped = window.shutdown()  # ran at aboutToQuit; this reads its answer
     marker.end()  # a clean quit: the next start has nothing to report
+    if not stopped:
+        _exit_now(code)
     return code
+
+
+def _exit_now(code: int) -> None:
+    """The worker is still inside a step it cannot leave (a model load, a transcription,
+    one slow step): end the process now rather than make the user wait, or let Qt abort
+    on a running thread. Everything on disk was written atomically; the log is flushed."""
+    log.warning("the worker thread did not stop in time; ending the process")
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _attach_driver(window) -> None:
     """Journey tests act as the user through a driver script that OMNIVOICE_DESKTOP_DRIVER
     names (tests/journeys/driver.py); without the variable nothing is loaded."""
-    import os
-
     path = os.environ.get(DRIVER_ENV)
     if not path:
         return
@@ -129,14 +149,15 @@ def _attach_driver(window) -> None:
 
 
 def build_studio(app: QApplication, settings: Settings, model: str | None = None):
-    """The main window with its worker controller and player, wired so that
-    quitting the application stops the worker thread and closes audio streams."""
+    """The main window with its worker controller and player, wired so that quitting
+    the application saves what the user has and stops the worker thread."""
     from studio.audio.player import Player
     from studio.views.main_window import MainWindow
     from studio.worker.controller import WorkerController
 
     controller = WorkerController()
-    player = Player()
-    app.aboutToQuit.connect(controller.shutdown)
-    app.aboutToQuit.connect(player.close)
-    return MainWindow(settings, controller, player, model_override=model)
+    # Parented: Qt owns the player, so no garbage collection can destroy it mid-session.
+    player = Player(app)
+    window = MainWindow(settings, controller, player, model_override=model)
+    app.aboutToQuit.connect(window.shutdown)
+    return window

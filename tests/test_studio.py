@@ -38,8 +38,7 @@ def studio(qtbot, qapp, settings, monkeypatch, tmp_path):
     window.close()
     qapp.aboutToQuit.emit()
     assert not controller.thread.isRunning(), "a QThread was left running after quit"
-    qapp.aboutToQuit.disconnect(controller.shutdown)
-    qapp.aboutToQuit.disconnect(player.close)
+    qapp.aboutToQuit.disconnect(window.shutdown)
 
 
 def _design_render(qtbot, window, text, steps_preset="Draft"):
@@ -148,8 +147,7 @@ def test_three_takes_of_one_generate_are_listed_after_a_restart(qtbot, qapp, set
         window.close()
         qapp.aboutToQuit.emit()
         assert not window._controller.thread.isRunning()
-        qapp.aboutToQuit.disconnect(window._controller.shutdown)
-        qapp.aboutToQuit.disconnect(window._player.close)
+        qapp.aboutToQuit.disconnect(window.shutdown)
 
     window = open_studio()
     try:

@@ -92,6 +92,7 @@ class MainWindow(QMainWindow):
         self._jobs: dict[int, QWidget] = {}  # render job -> view
         self._transcriptions: dict[int, QWidget] = {}  # transcription job -> view
         self._notice: str | None = None  # a start-up sentence the model-ready line must not hide
+        self._stopped: bool | None = None  # after shutdown: whether the worker thread stopped
         if audio_status is None:
             from studio.audio.backend import audio_status as probe
 
@@ -394,5 +395,22 @@ class MainWindow(QMainWindow):
             page.save_state(self._settings)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.takesPanel.commit_notes()  # typed just before closing: not lost to the pause
         self.save_state()
         super().closeEvent(event)
+
+    def shutdown(self) -> bool:
+        """Quitting (``aboutToQuit``): keep what the user has, stop sound, stop the worker.
+
+        A recording in progress is saved and used, notes being typed are sent, the
+        player and the recorders let go of their devices at once, and then the worker
+        finishes its current step and releases the model. Returns whether the worker
+        thread stopped; called again, it answers the same without doing anything."""
+        if self._stopped is None:
+            self.takesPanel.commit_notes()
+            for view in (self.cloneView, self.designView):
+                view.reference.finish()
+            if self._player is not None:
+                self._player.close()
+            self._stopped = bool(self._controller.shutdown())
+        return self._stopped

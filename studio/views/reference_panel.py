@@ -39,6 +39,7 @@ from studio.views.widgets.waveform import WaveformView
 AUDIO_FILTER = "Audio files (*.wav *.flac *.ogg *.mp3 *.aiff *.aif);;All files (*)"
 RECORD_RATE = 24000  # the model's own rate: no resampling on the way in
 AUTO_TRANSCRIPT_NOTE = "Leave empty to transcribe automatically when you generate."
+RECORDING_KEPT = "The {seconds:.1f} s recorded before that were saved and are used as the clip."
 EMPTY_RECORDING = "The recording is empty; check that the microphone is connected and try again."
 
 
@@ -391,6 +392,12 @@ class ReferencePanel(QWidget):
         self._refresh()
         return self._save_recording(audio, rate)
 
+    def finish(self) -> None:
+        """The studio is closing: save a recording in progress, then let go of the input."""
+        if self._recorder.is_recording():
+            self.stop_recording()
+        self._recorder.close()
+
     def _save_recording(self, audio: np.ndarray, rate: int) -> Path | None:
         if audio.size == 0:
             self.message.show_message(EMPTY_RECORDING)
@@ -416,10 +423,12 @@ class ReferencePanel(QWidget):
             self.recordTime.setText(_mmss(self._recorder.elapsed()))
 
     def _on_record_error(self, sentence: str) -> None:
-        if self._recorder.is_recording():
-            self._recorder.stop()
-        self.message.show_message(sentence)
+        # The device stopped mid-recording: keep what was recorded before it did.
+        audio, rate = self._recorder.stop()
         self._refresh()
+        if audio.size and self._save_recording(audio, rate) is not None:
+            sentence = f"{sentence} {RECORDING_KEPT.format(seconds=audio.size / rate)}"
+        self.message.show_message(sentence)
 
     def _on_limit(self, sentence: str) -> None:
         # The recorder stopped itself and kept the samples: save them, then say why.

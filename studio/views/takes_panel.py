@@ -290,6 +290,10 @@ class TakesPanel(QWidget):
         self.empty.setText(f"{hint}\n\n{self._open_error}" if self._open_error else hint)
         self.stack.setCurrentWidget(self.list if count else self.empty)
 
+    def commit_notes(self) -> None:
+        """Send the notes being typed now (the studio is closing)."""
+        self.detail.commit_notes()
+
     def show_result(self, result) -> None:
         """After a render: reload and select its takes (they sit together, newest first)."""
         self.refresh()

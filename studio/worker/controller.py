@@ -12,10 +12,14 @@ import itertools
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 from studio.worker.jobs import LoadRequest, RenderRequest
 from studio.worker.worker import InferenceWorker
+
+# How long quitting waits for the worker: a render stops at its next decoding step, but
+# one step of the full model on a CPU takes seconds, and a transcription cannot stop.
+SHUTDOWN_WAIT_MS = 4_000
 
 
 class WorkerThread(QThread):
@@ -67,6 +71,9 @@ class WorkerController(QObject):
         self._transcribe.connect(self.worker.transcribe)
         self._set_accel.connect(self.worker.set_accel)
         self._release.connect(self.worker.release)
+        # Direct: quit() is called on the worker thread as release returns, so the
+        # event loop ends after the release and never before it.
+        self.worker.released.connect(self.thread.quit, Qt.ConnectionType.DirectConnection)
         self._clear_cache.connect(self.worker.clear_cache)
         self._star_take.connect(self.worker.star_take)
         self._rename_take.connect(self.worker.rename_take)
@@ -146,11 +153,18 @@ class WorkerController(QObject):
     def _forget(self, job: int, *_) -> None:
         self._cancels.pop(job, None)
 
-    def shutdown(self, timeout_ms: int = 30_000) -> bool:
-        """Cancel everything, release the model on its thread, stop the thread."""
+    def shutdown(self, timeout_ms: int = SHUTDOWN_WAIT_MS) -> bool:
+        """Cancel every job, then release the model and stop the thread, in that order.
+
+        The release is queued behind the slot the worker is in (a render stops at its
+        next step; a model load or a transcription runs to its end) and quits the
+        thread's event loop itself, so it always runs before the thread stops. Returns
+        False when the thread is still busy after ``timeout_ms``: the thread object is
+        then kept (destroying a running QThread aborts the process) and the caller
+        decides how to end the process.
+        """
         if not self.thread.isRunning():
             return True
         self.cancel()
         self._release.emit()
-        self.thread.quit()
         return self.thread.wait(timeout_ms)

@@ -9,7 +9,6 @@ between steps, because a queued "cancel" call would wait behind the busy job.
 
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 import time
@@ -53,6 +52,7 @@ class InferenceWorker(QObject):
     cache_cleared = Signal(int)  # entries removed
     takes_changed = Signal()  # after any write to the take library
     takes_failed = Signal(str)  # a take edit was refused: one sentence
+    released = Signal()  # the model is dropped and the library closed: the last job ran
 
     def __init__(self, load_engine=None, data_dir: Path | None = None, accel_platform=None):
         super().__init__()
@@ -130,7 +130,9 @@ class InferenceWorker(QObject):
         self.engine = None
         self.prompts = None
         self.accel = AccelState(self.accelerator.requested, "off", None)
-        gc.collect()  # the model's tensors may sit in reference cycles
+        # No gc.collect() here: reference counting frees the model (a test shows it), and
+        # a collection on this thread would also destroy the GUI thread's garbage, Qt
+        # objects with running timers among them, on the wrong thread.
         try:
             self.accelerator.platform.empty_cache()  # a no-op without CUDA
         except Exception:
@@ -311,11 +313,13 @@ class InferenceWorker(QObject):
 
     @Slot()
     def release(self) -> None:
-        """Drop the model on this thread, before the thread stops."""
-        self.accelerator.release()
-        self.engine = None
-        self.prompts = None
-        self.keeper.close()
+        """The last job: drop the model and close the take library on this thread, then
+        say ``released`` (the controller ends the thread's event loop on it)."""
+        try:
+            self._drop_model()
+            self.keeper.close()
+        finally:
+            self.released.emit()
 
     # ---------------------------------------------------------------- takes
 

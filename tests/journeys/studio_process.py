@@ -276,3 +276,30 @@ def play_selected_take(studio: Studio, timeout: float = 60.0) -> dict:
     studio.wait_until(lambda: studio.text("takeDetail/playTakeButton") == "Play", timeout,
                       "playback to reach the end")
     return studio.request("player")
+
+
+LONG_TEXT = " ".join(
+    f"This is sentence number {n} of a long read, rendered chunk by chunk, slowly and fully."
+    for n in range(1, 13))
+
+
+def design_generate(studio: Studio, text: str, *, gender: str = "Female", preset: str = "Draft",
+                    takes: int | None = None) -> None:
+    """In the Design view: pick the gender, type the text, the quality, N takes; Generate."""
+    studio.click_row("sidebar", 1)
+    studio.wait_until(lambda: studio.get("designView")["visible"], 10, "the Design view")
+    studio.choose("designAttributes/genderCombo", gender)
+    studio.type("designForm/textEdit", text)
+    studio.click(f"designForm/preset{preset}")
+    if takes is not None:
+        if not studio.get("designForm/takesSpin")["visible"]:
+            studio.click("designForm/advancedSection/sectionToggle")  # unfold Advanced
+        studio.type("designForm/takesSpin", str(takes))
+        studio.key("designForm/takesSpin", "Tab")
+    studio.click("designForm/generateButton")
+
+
+def wait_rendering(studio: Studio, form: str = "designForm", timeout: float = 60) -> None:
+    """Wait until the progress bar shows the first steps of a render."""
+    studio.wait_until(lambda: studio.get(f"{form}/progressBar")["value"] > 0, timeout,
+                      "the render to start")

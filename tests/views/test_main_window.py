@@ -239,7 +239,7 @@ def test_run_shows_the_window_then_loads_and_shuts_down(qtbot, tmp_path, monkeyp
         made["window"] = MainWindow(*args, **kwargs)
         return made["window"]
 
-    def fake_player():
+    def fake_player(parent=None):
         made["player"] = FakePlayer()
         return made["player"]
 
@@ -262,10 +262,8 @@ def test_run_shows_the_window_then_loads_and_shuts_down(qtbot, tmp_path, monkeyp
         for handler in set(logging.getLogger().handlers) - set(handlers):
             logging.getLogger().removeHandler(handler)
             handler.close()
-        if "controller" in made:
-            app.aboutToQuit.disconnect(made["controller"].shutdown)
-        if "player" in made:
-            app.aboutToQuit.disconnect(made["player"].close)
+        if "window" in made:
+            app.aboutToQuit.disconnect(made["window"].shutdown)
     window, controller = made["window"], made["controller"]
     assert made["visible_at_load"]  # the window shows before the model loads
     loads = controller.named("load_model")
@@ -282,3 +280,44 @@ def test_parse_args_ignores_qt_options():
     assert app_module.parse_args([]).model is None
     assert isinstance(app_module.app_icon(), object)
     assert Path(app_module.__file__).name == "app.py"
+
+
+def test_a_worker_that_does_not_stop_in_time_ends_the_process_after_a_clean_quit(
+        qtbot, tmp_path, monkeypatch):
+    import studio.audio.player as player_module
+    import studio.views.main_window as window_module
+    import studio.worker.controller as controller_module
+
+    class Stuck(FakeController):
+        def shutdown(self) -> bool:
+            super().shutdown()
+            return False  # the worker is still inside a transcription
+
+    made: dict[str, object] = {}
+
+    def window_factory(*args, **kwargs):
+        kwargs.update(audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
+        made["window"] = MainWindow(*args, **kwargs)
+        return made["window"]
+
+    exits = []
+    monkeypatch.setattr(controller_module, "WorkerController", Stuck)
+    monkeypatch.setattr(player_module, "Player", lambda parent=None: FakePlayer())
+    monkeypatch.setattr(window_module, "MainWindow", window_factory)
+    monkeypatch.setattr(app_module, "Settings", lambda: make_settings(tmp_path / "run.ini"))
+    monkeypatch.setattr(app_module, "_exit_now", exits.append)
+    app = QApplication.instance()
+    quit_on_close = app.quitOnLastWindowClosed()
+    app.setQuitOnLastWindowClosed(False)
+    QTimer.singleShot(0, app.quit)
+    try:
+        assert app_module.run(["omnivoice-desktop"]) == 0
+    finally:
+        QCoreApplication.removePostedEvents(app, QEvent.Type.Quit)
+        app.setQuitOnLastWindowClosed(quit_on_close)
+        if "window" in made:
+            app.aboutToQuit.disconnect(made["window"].shutdown)
+            made["window"].close()
+    assert exits == [0]
+    # The quit was clean as far as the user is concerned: the next start reports nothing.
+    assert (tmp_path / "data" / "session.lock").read_text().strip() == "closed"

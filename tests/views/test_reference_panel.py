@@ -12,9 +12,15 @@ from PySide6.QtCore import QMimeData, QObject, QPoint, QPointF, QSettings, Qt, Q
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
 from studio.audio.backend import AudioStatus
+from studio.audio.recorder import DEVICE_LOST
 from studio.engine.audio import read_audio, write_audio_atomic
 from studio.settings import Settings
-from studio.views.reference_panel import AUTO_TRANSCRIPT_NOTE, EMPTY_RECORDING, ReferencePanel
+from studio.views.reference_panel import (
+    AUTO_TRANSCRIPT_NOTE,
+    EMPTY_RECORDING,
+    RECORDING_KEPT,
+    ReferencePanel,
+)
 
 PLAYABLE = AudioStatus(True, None, [(0, "Speakers")], [(1, "Microphone")])
 NO_PORTAUDIO = AudioStatus(
@@ -101,10 +107,16 @@ class FakeRecorder(QObject):
         return True
 
     def stop(self):
-        audio, self.audio = self.audio, np.zeros(0, dtype=np.float32)
+        # Like the real one: what was recorded since start, handed over once.
+        audio = self.audio if self.started_with is not None else np.zeros(0, np.float32)
+        self.audio = np.zeros(0, dtype=np.float32)
         self.recording = False
         self.state_changed.emit("stopped")
         return audio, 24000
+
+    def close(self):
+        self.stop()
+        self.closed = True
 
 
 @pytest.fixture
@@ -303,6 +315,26 @@ def test_an_empty_recording_is_told_inline(panel, recorder):
 def test_a_recorder_error_is_told_inline(panel, recorder):
     recorder.error.emit("Recording failed: the audio input device could not start (busy).")
     assert panel.message_text().startswith("Recording failed")
+
+
+def test_a_device_lost_mid_recording_keeps_what_was_recorded(qtbot, panel, recorder, tmp_path):
+    panel.recordButton.click()
+    recorder.recording = False  # the real recorder halts itself, keeping the samples
+    with qtbot.waitSignal(panel.reference_changed) as changed:
+        recorder.error.emit(DEVICE_LOST)
+    path = changed.args[0]
+    assert path.is_file() and read_audio(path)[0].shape == (1, 36000)
+    assert panel.reference() == path
+    assert panel.message_text() == (f"{DEVICE_LOST} "
+                                    f"{RECORDING_KEPT.format(seconds=1.5)}")
+
+
+def test_closing_the_studio_mid_recording_saves_the_recording(qtbot, panel, recorder):
+    panel.recordButton.click()
+    with qtbot.waitSignal(panel.reference_changed) as changed:
+        panel.finish()
+    assert changed.args[0].is_file() and panel.reference() == changed.args[0]
+    assert recorder.closed and not recorder.is_recording()
 
 
 def test_state_round_trip(qtbot, panel, clip, tmp_path):

@@ -167,3 +167,24 @@ def test_take_settings_reach_the_worker(window):
     assert request.retention_days == 30.0 and request.asr_check is True
     window.settingsView.retentionSpin.setValue(0)  # "Never": nothing to prune
     assert controller.named("prune_takes") == [("prune_takes", 30.0)]
+
+
+def test_notes_typed_just_before_closing_are_kept(qtbot, window, writer):
+    take = add(writer, "Note me, then quit.")
+    window.takesPanel.refresh()
+    window.takesPanel.select_ids([take.id])
+    window.takesPanel.detail.notesEdit.setPlainText("Keep the second breath.")
+    window.close()  # well within the typing pause
+    assert writer.get(take.id).notes == "Keep the second breath."
+
+
+def test_quitting_keeps_what_the_user_has_then_stops_the_worker(qtbot, window, writer):
+    take = add(writer, "Quit while typing.")
+    window.takesPanel.refresh()
+    window.takesPanel.select_ids([take.id])
+    window.takesPanel.detail.notesEdit.setPlainText("Typed as the app quit.")
+    assert window.shutdown() is True
+    assert writer.get(take.id).notes == "Typed as the app quit."
+    assert window._player.calls[-1] == ("close",)
+    assert window._controller.named("shutdown") == [("shutdown",)]
+    assert window.shutdown() is True and len(window._controller.named("shutdown")) == 1

@@ -16,6 +16,7 @@ class CollapsibleSection(QWidget):
         super().__init__(parent)
         self.body = body
         self.button = QToolButton(self)
+        self.button.setObjectName("sectionToggle")
         self.button.setText(title)
         self.button.setCheckable(True)
         self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
