@@ -92,6 +92,10 @@ def describe(widget: QWidget) -> dict:
     if isinstance(widget, QComboBox):
         info["text"] = widget.currentText()
         info["items"] = [widget.itemText(i) for i in range(widget.count())]
+        model = widget.model()
+        info["enabled_items"] = [
+            widget.itemText(i) for i in range(widget.count())
+            if model.flags(model.index(i, widget.modelColumn())) & Qt.ItemFlag.ItemIsEnabled]
         info["index"] = widget.currentIndex()
     if isinstance(widget, QAbstractSpinBox):
         info["text"] = widget.text()
@@ -139,6 +143,12 @@ class Driver(QObject):
                                f"{self.server.errorString()}")
         self.server.newConnection.connect(self._accept)
         self._buffers: dict[QLocalSocket, bytes] = {}
+        # The null audio device plays as fast as it is fed, so a state is often over
+        # before a poll could see it: keep every transport state the player went through.
+        self.player_states: list[str] = []
+        player = getattr(window, "_player", None)
+        if player is not None:
+            player.state_changed.connect(self.player_states.append)
 
     def _accept(self) -> None:
         while self.server.hasPendingConnections():
@@ -230,6 +240,9 @@ class Driver(QObject):
         if index < 0:
             items = [combo.itemText(i) for i in range(combo.count())]
             raise DriverError(f"{target!r} has no item {text!r} (it has {items})")
+        model = combo.model()
+        if not model.flags(model.index(index, combo.modelColumn())) & Qt.ItemFlag.ItemIsEnabled:
+            raise DriverError(f"{target!r}: the item {text!r} is disabled")
         combo.setCurrentIndex(index)
         combo.activated.emit(index)  # what the popup emits after setting the index
         combo.textActivated.emit(text)
@@ -265,7 +278,8 @@ class Driver(QObject):
         if player is None:
             raise DriverError("the window has no player")
         return {"state": player.state(), "position": player.position(),
-                "duration": player.duration(), "underflows": player.underflows}
+                "duration": player.duration(), "underflows": player.underflows,
+                "states": list(self.player_states)}
 
     def op_close(self) -> dict:
         """Close the main window as its close button does; the app then quits."""

@@ -268,14 +268,21 @@ def wait_takes(studio: Studio, count: int, timeout: float = 180.0) -> dict:
 
 
 def play_selected_take(studio: Studio, timeout: float = 60.0) -> dict:
-    """Click Play on the selected take; wait until the button says Pause, then until the
-    take has played to its end (Play again). Returns the player's final transport."""
+    """Click Play on the selected take and wait until it has played to its end and the
+    button says Play again. Returns the player's transport, with every state it went
+    through (the null device plays faster than real time, so states are short)."""
+    before = len(studio.request("player")["states"])
     studio.click("takeDetail/playTakeButton")
-    studio.wait_until(lambda: studio.text("takeDetail/playTakeButton") == "Pause", 10,
-                      "playback to start")
-    studio.wait_until(lambda: studio.text("takeDetail/playTakeButton") == "Play", timeout,
-                      "playback to reach the end")
-    return studio.request("player")
+
+    def done():
+        player = studio.request("player")
+        states = player["states"][before:]
+        finished = "playing" in states and states[-1] == "stopped"
+        return player if finished and studio.text("takeDetail/playTakeButton") == "Play" else None
+
+    player = studio.wait_until(done, timeout, "the take to play to its end")
+    player["states"] = player["states"][before:]
+    return player
 
 
 LONG_TEXT = " ".join(
