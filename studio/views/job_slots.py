@@ -10,6 +10,8 @@ from pathlib import Path
 
 
 class JobSlots:
+    # One view may have several jobs (Generate, then a re-render queued behind it): the
+    # main window, which knows them all, says when the view is busy; these only report.
     def set_busy(self, busy: bool) -> None:
         self.form.set_busy(busy)
 
@@ -17,16 +19,13 @@ class JobSlots:
         self.form.set_progress(step, steps, chunk, chunks)
 
     def on_finished(self) -> None:
-        self.form.set_busy(False)
         self.form.finish_progress()
 
     def on_cancelled(self) -> None:
-        self.form.set_busy(False)
         self.form.reset_progress()
         self.form.show_message("Cancelled.", error=False)
 
     def on_failed(self, sentence: str) -> None:
-        self.form.set_busy(False)
         self.form.reset_progress()
         self.form.show_message(sentence)
 

@@ -277,8 +277,6 @@ class MainWindow(QMainWindow):
         if key == "audio/output_device" and self._player is not None:
             index = self._settings.value(key)
             self._player.set_device(None if index < 0 else index)
-        elif key == "takes/retention_days" and self._settings.value(key) > 0:
-            self._controller.prune_takes(self._settings.value(key))  # the worker writes
         elif key == "takes/asr_check":
             self._controller.set_asr_check(self._settings.value(key))
 
@@ -328,9 +326,16 @@ class MainWindow(QMainWindow):
         if view is not None:
             view.on_progress(step, steps, chunk, chunks)
 
+    def _job_ended(self, job: int):
+        """The view whose render ``job`` was, now told whether it still has others."""
+        view = self._jobs.pop(job, None)
+        if view is not None:
+            view.set_busy(any(owner is view for owner in self._jobs.values()))
+        return view
+
     @Slot(int, object)
     def _finished(self, job: int, result: RenderResult) -> None:
-        view = self._jobs.pop(job, None)
+        view = self._job_ended(job)
         if view is not None:
             view.on_finished()
         self.takesPanel.show_result(result)
@@ -345,7 +350,7 @@ class MainWindow(QMainWindow):
 
     @Slot(int, str)
     def _failed(self, job: int, sentence: str) -> None:
-        view = self._jobs.pop(job, None)
+        view = self._job_ended(job)
         if view is not None:
             view.on_failed(sentence)
         transcribing = self._transcriptions.pop(job, None)
@@ -355,7 +360,7 @@ class MainWindow(QMainWindow):
 
     @Slot(int)
     def _cancelled(self, job: int) -> None:
-        view = self._jobs.pop(job, None)
+        view = self._job_ended(job)
         if view is not None:
             view.on_cancelled()
         transcribing = self._transcriptions.pop(job, None)

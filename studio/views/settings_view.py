@@ -58,6 +58,14 @@ DOWNLOAD_FAILED = ("The download failed unexpectedly; the log file in the data f
                    "has the details.")
 
 
+class NoWheelDoubleSpinBox(QDoubleSpinBox):
+    """A spin box the mouse wheel passes over (the page scrolls): one notch on a setting
+    that deletes takes must not change it."""
+
+    def wheelEvent(self, event) -> None:
+        event.ignore()
+
+
 def looks_like_repo(source: str) -> bool:
     """'owner/name' and not an existing or explicit local path."""
     source = source.strip()
@@ -385,7 +393,7 @@ class SettingsView(QWidget):
 
     def _takes_section(self) -> QWidget:
         box, form = self._section("Takes")
-        self.retentionSpin = QDoubleSpinBox()
+        self.retentionSpin = NoWheelDoubleSpinBox()
         self.retentionSpin.setObjectName("retentionSpin")
         self.retentionSpin.setRange(0, 3650)
         self.retentionSpin.setDecimals(0)
@@ -396,8 +404,8 @@ class SettingsView(QWidget):
         self.retentionSpin.valueChanged.connect(
             lambda v: self._write("takes/retention_days", float(v)))
         self._add(form, "takes/retention_days", self.retentionSpin,
-                  "Unstarred takes older than this are deleted at start-up; starred takes "
-                  "are kept forever",
+                  "Unstarred takes older than this are deleted the next time the studio "
+                  "starts (never while it runs); starred takes are kept forever",
                   hint="Never (0) keeps every take. Star a take to keep it regardless.")
         self.asrCheck = QCheckBox("On")
         self.asrCheck.setObjectName("asrCheck")

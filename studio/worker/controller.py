@@ -52,7 +52,6 @@ class WorkerController(QObject):
     _delete_takes = Signal(object)
     _undelete_takes = Signal(object)
     _purge_takes = Signal()
-    _prune_takes = Signal(float)
     _set_asr_check = Signal(bool)
     # Re-emitted from the worker (on the main thread): the take library changed.
     takes_changed = Signal()
@@ -81,7 +80,6 @@ class WorkerController(QObject):
         self._delete_takes.connect(self.worker.delete_takes)
         self._undelete_takes.connect(self.worker.undelete_takes)
         self._purge_takes.connect(self.worker.purge_takes)
-        self._prune_takes.connect(self.worker.prune_takes)
         self._set_asr_check.connect(self.worker.set_asr_check)
         self.worker.takes_changed.connect(self.takes_changed)
         self.worker.accel_availability.connect(self.accel_availability)
@@ -136,9 +134,6 @@ class WorkerController(QObject):
 
     def purge_takes(self) -> None:
         self._purge_takes.emit()
-
-    def prune_takes(self, max_age_days: float) -> None:
-        self._prune_takes.emit(float(max_age_days))
 
     def set_asr_check(self, enabled: bool) -> None:
         self._set_asr_check.emit(bool(enabled))

@@ -324,11 +324,14 @@ class InferenceWorker(QObject):
     # ---------------------------------------------------------------- takes
 
     def _prune_on_start(self, days: float) -> None:
-        """Open the writer now (its sweep recovers from a crash), apply retention, and
-        purge the takes deleted in an earlier session: undo lasts one session."""
-        first = not self._purged
+        """Open the writer now (its sweep recovers from a crash); at the session's first
+        load, purge the takes deleted in an earlier session (undo lasts one session) and
+        apply retention. Only then: a reload or a settings change never deletes takes."""
+        if self._purged:
+            self._edit_takes(lambda library: None)
+            return
         self._purged = True
-        self._edit_takes(lambda library: (first and library.purge_deleted(), library.prune(days)))
+        self._edit_takes(lambda library: (library.purge_deleted(), library.prune(days)))
 
     def _edit_takes(self, change) -> None:
         try:
@@ -365,10 +368,6 @@ class InferenceWorker(QObject):
     @Slot()
     def purge_takes(self) -> None:
         self._edit_takes(lambda library: library.purge_deleted())
-
-    @Slot(float)
-    def prune_takes(self, max_age_days: float) -> None:
-        self._edit_takes(lambda library: library.prune(max_age_days))
 
     @Slot(bool)
     def set_asr_check(self, enabled: bool) -> None:

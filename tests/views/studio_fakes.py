@@ -116,9 +116,6 @@ class FakeController(QObject):
     def undelete_takes(self, ids) -> None:
         self._take_edit("undelete_takes", tuple(ids))
 
-    def prune_takes(self, max_age_days: float) -> None:
-        self.calls.append(("prune_takes", max_age_days))
-
     def set_asr_check(self, enabled: bool) -> None:
         self.calls.append(("set_asr_check", enabled))
 

@@ -100,10 +100,13 @@ def test_slots_for_the_main_window(qtbot, view):
     view.on_progress(8, 16, 1, 1)
     assert view.form.progress_text().startswith("step 8/16")
     view.on_failed("The text is 20,001 characters long; split it into parts.")
+    assert view.form.cancelButton.isEnabled(), "busy is the window's call: it knows every job"
+    view.set_busy(False)  # the window: that was the view's last job
     assert view.form.generateButton.isEnabled() and not view.form.cancelButton.isEnabled()
     assert view.form.message_text().startswith("The text is 20,001 characters long")
     view.set_busy(True)
     view.on_finished()
+    view.set_busy(False)
     assert view.form.generateButton.isEnabled() and view.form.progress_text() == "Done"
     assert view.form.message_text() == ""
 

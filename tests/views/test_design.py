@@ -261,6 +261,7 @@ def test_slots_drive_the_form(view):
     assert view.form.message_text() == "The model is not loaded yet."
     view.set_busy(True)
     view.on_finished()
+    view.set_busy(False)  # the main window's call, after the view's last job
     assert view.form.generateButton.isEnabled()
     view.set_busy(True)
     view.on_cancelled()

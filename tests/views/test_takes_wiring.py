@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 import soundfile as sf
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication
 from studio_fakes import (
     CPU_ONLY,
     PLAYABLE,
@@ -101,6 +104,25 @@ def test_rerender_goes_through_generates_path(window, writer):
     assert varied.seeds != (99,) and varied.text == "Again please."
 
 
+def test_a_re_render_queued_behind_a_render_can_still_be_cancelled(window, writer):
+    controller = window._controller
+    take = add(writer, "Again please.", seed=99, instruct="male")
+    window.designView.form.set_text("The first render.")
+    window.designView.form.generateButton.click()
+    first = controller.named("render")[-1][1]
+    window.takesPanel.refresh()
+    window.takesPanel.select_ids([take.id])
+    window.takesPanel.rerenderButton.click()  # waits on the worker behind the first
+    second = controller.named("render")[-1][1]
+    form = window.designView.form
+    controller.worker.finished.emit(first, save_result(writer, make_result(mode="design")))
+    assert form.is_busy() and form.cancelButton.isEnabled(), "the re-render still runs"
+    form.cancelButton.click()
+    assert controller.named("cancel") == [("cancel", second)]
+    controller.worker.cancelled.emit(second)
+    assert not form.is_busy() and form.generateButton.isEnabled()
+
+
 def test_rerender_of_a_take_whose_clip_is_gone_says_why(window, writer, tmp_path):
     take = add(writer, "Clone me.", mode="clone", reference=str(tmp_path / "gone.wav"))
     window.takesPanel.refresh()
@@ -156,17 +178,31 @@ def test_copy_settings_says_when_an_old_seed_does_not_fit_the_box(window, writer
     assert "larger than the seed box allows" in window.designView.form.message_text()
 
 
-def test_take_settings_reach_the_worker(window):
+def test_take_settings_reach_the_worker_and_retention_waits_for_the_next_start(qtbot, window,
+                                                                              writer):
     controller = window._controller
-    window.settingsView.retentionSpin.setValue(30)
+    old = add(writer, "An unstarred take from long ago.")
+    spin = window.settingsView.retentionSpin
+    window.show_view("settings")
+    window.show()
+    qtbot.waitExposed(window)
+    # One wheel notch over "Never" scrolls the page; it does not set a day.
+    wheel = QWheelEvent(QPointF(5, 5), spin.mapToGlobal(QPointF(5, 5)), QPoint(0, 0),
+                        QPoint(0, 120), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(spin, wheel)
+    assert spin.value() == 0 and window._settings.value("takes/retention_days") == 0.0
+    # Typed and confirmed: stored, sent with the next load, and nothing deleted now.
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), "30")
+    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Return)
+    assert window._settings.value("takes/retention_days") == 30.0
     window.settingsView.asrCheck.setChecked(True)
-    assert ("prune_takes", 30.0) in controller.calls
     assert ("set_asr_check", True) in controller.calls
+    assert writer.get(old.id) is not None
     window.load_model()
     request = controller.named("load_model")[-1][1]
     assert request.retention_days == 30.0 and request.asr_check is True
-    window.settingsView.retentionSpin.setValue(0)  # "Never": nothing to prune
-    assert controller.named("prune_takes") == [("prune_takes", 30.0)]
 
 
 def test_notes_typed_just_before_closing_are_kept(qtbot, window, writer):

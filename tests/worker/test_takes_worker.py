@@ -173,6 +173,21 @@ def test_start_up_prunes_old_unstarred_takes_when_retention_is_set(engine, tmp_p
         assert [t.id for t in lib.list()] == [result.takes[0].take_id]
 
 
+def test_a_reload_in_the_same_session_never_prunes(engine, tmp_path, qapp):
+    run = Run(engine, tmp_path / "data", retention_days=0.0)  # the session's start
+    try:
+        result = run.render(RenderRequest("Old takes.", seeds=(1, 2), options=FAST, mode="design"))
+        with sqlite3.connect(tmp_path / "data" / DB_FILE) as conn:
+            conn.execute("UPDATE takes SET created = '2025-01-01T00:00:00.000000+00:00'")
+        # Retention set to a day, then the model reloaded (a precision change): nothing goes.
+        run.worker.load_model(LoadRequest(source="tiny-checkpoint", disk_cache=False,
+                                          retention_days=1.0))
+        with run.reader() as lib:
+            assert {t.id for t in lib.list()} == {t.take_id for t in result.takes}
+    finally:
+        run.worker.release()
+
+
 def test_asr_check_stores_the_cer_or_warns_once_per_render_without_failing(engine, tmp_path, qapp):
     run = Run(engine, tmp_path / "data", asr_check=True, asr_model="")
     result = run.render(RenderRequest("Check me.", seeds=(1,), options=FAST, mode="design"))
