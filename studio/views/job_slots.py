@@ -29,12 +29,15 @@ class JobSlots:
         self.form.reset_progress()
         self.form.show_message(sentence)
 
-    def set_transcript(self, text: str) -> None:
-        self.reference.set_transcript(text)
+    def set_transcript(self, text: str, clip: Path | None = None) -> bool:
+        """Show the transcript of ``clip``; False (nothing changed) when the panel holds
+        another clip by now."""
+        return self.reference.set_transcript(text, clip)
 
-    def on_transcribe_failed(self, sentence: str) -> None:
-        self.reference.set_transcribing(False)
-        self.reference.show_message(sentence)
+    def on_transcribe_failed(self, sentence: str, clip: Path | None = None) -> None:
+        if clip is None or clip == self.reference.reference():
+            self.reference.set_transcribing(False)
+            self.reference.show_message(sentence)
 
     def _apply_take_reference(self, settings) -> str | None:
         """Use a take's reference clip again; a sentence when it is gone."""

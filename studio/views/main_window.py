@@ -8,6 +8,8 @@ show each other's progress.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QByteArray, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -90,7 +92,7 @@ class MainWindow(QMainWindow):
         self._player = player
         self._model_override = model_override
         self._jobs: dict[int, QWidget] = {}  # render job -> view
-        self._transcriptions: dict[int, QWidget] = {}  # transcription job -> view
+        self._transcriptions: dict[int, tuple[QWidget, Path]] = {}  # job -> (view, its clip)
         self._notice: str | None = None  # a start-up sentence the model-ready line must not hide
         self._stopped: bool | None = None  # after shutdown: whether the worker thread stopped
         if audio_status is None:
@@ -256,7 +258,7 @@ class MainWindow(QMainWindow):
 
     def _transcribe(self, view, path) -> None:
         job = self._controller.transcribe(path)
-        self._transcriptions[job] = view
+        self._transcriptions[job] = (view, path)
         self.statusBarWidget.show_message(f"Transcribing {path.name} …")
 
     @Slot(str)
@@ -355,7 +357,7 @@ class MainWindow(QMainWindow):
             view.on_failed(sentence)
         transcribing = self._transcriptions.pop(job, None)
         if transcribing is not None:
-            transcribing.on_transcribe_failed(sentence)
+            transcribing[0].on_transcribe_failed(sentence, transcribing[1])
         self.statusBarWidget.show_error(sentence)
 
     @Slot(int)
@@ -365,14 +367,17 @@ class MainWindow(QMainWindow):
             view.on_cancelled()
         transcribing = self._transcriptions.pop(job, None)
         if transcribing is not None:
-            transcribing.on_transcribe_failed("Transcription cancelled.")
+            transcribing[0].on_transcribe_failed("Transcription cancelled.", transcribing[1])
         self.statusBarWidget.show_message("Cancelled.")
 
     @Slot(int, str)
     def _transcribed(self, job: int, text: str) -> None:
-        view = self._transcriptions.pop(job, None)
-        if view is not None:
-            view.set_transcript(text)
+        view, clip = self._transcriptions.pop(job, (None, None))
+        if view is not None and not view.set_transcript(text, clip):
+            # The user picked another clip meanwhile: this transcript describes the old one.
+            self.statusBarWidget.show_message(f"The transcript of {clip.name} was not used: "
+                                              "the clip changed while it was transcribed.")
+            return
         self.statusBarWidget.show_message("Transcription ready.")
 
     # ------------------------------------------------------------------ persistence

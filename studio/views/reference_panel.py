@@ -305,13 +305,21 @@ class ReferencePanel(QWidget):
         if self._reference != previous:
             if previous is not None:
                 self.refTextEdit.clear()
+            if self._transcribing:  # that transcription was of the old clip
+                self.set_transcribing(False)
             self.reference_changed.emit(self._reference)
         return self._reference is not None
 
-    def set_transcript(self, text: str) -> None:
-        """Show a transcript (from the Transcribe job) and end the transcribing state."""
+    def set_transcript(self, text: str, clip: Path | None = None) -> bool:
+        """Show a transcript (from the Transcribe job) and end the transcribing state.
+
+        ``clip`` is the file that was transcribed: when the panel holds another one by
+        now, the transcript is not used (it describes the old clip) and False returned."""
+        if clip is not None and Path(clip) != self._reference:
+            return False
         self.set_transcribing(False)
         self.refTextEdit.setPlainText(text)
+        return True
 
     def set_transcribing(self, busy: bool) -> None:
         self._transcribing = busy

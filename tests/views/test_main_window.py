@@ -116,13 +116,38 @@ def test_cancel_cancels_that_views_jobs(window, controller):
     assert window.designView.form.message_text() == "Cancelled."
 
 
-def test_transcription_round_trip(window, controller, tmp_path):
-    clip = tmp_path / "voice.wav"
-    window.cloneView.transcribe_requested.emit(clip)
+def _clip(path: Path, speech, seed: int = 0) -> Path:
+    import soundfile as sf
+
+    sf.write(path, speech(1.5, seed=seed), 24000)
+    return path
+
+
+def test_transcription_round_trip(window, controller, tmp_path, speech):
+    clip = _clip(tmp_path / "voice.wav", speech)
+    panel = window.cloneView.reference
+    assert panel.set_reference(clip)
+    panel.transcribeButton.click()
     job = controller.named("transcribe")[0][1]
     assert controller.named("transcribe")[0][2] == clip
     controller.worker.transcribed.emit(job, "What the clip says.")
-    assert window.cloneView.reference.refTextEdit.toPlainText() == "What the clip says."
+    assert panel.refTextEdit.toPlainText() == "What the clip says."
+    assert window.statusBarWidget.messageLabel.text() == "Transcription ready."
+
+
+def test_a_transcript_that_arrives_after_the_clip_changed_is_not_used(window, controller,
+                                                                       tmp_path, speech):
+    first, second = _clip(tmp_path / "first.wav", speech), _clip(tmp_path / "second.wav", speech, 1)
+    panel = window.cloneView.reference
+    panel.set_reference(first)
+    panel.transcribeButton.click()
+    job = controller.named("transcribe")[0][1]
+    panel.set_reference(second)  # picked while the first was being transcribed
+    assert panel.transcribeButton.isEnabled(), "the new clip can be transcribed at once"
+    panel.refTextEdit.setPlainText("What I typed for the second clip.")
+    controller.worker.transcribed.emit(job, "What the first clip says.")
+    assert panel.refTextEdit.toPlainText() == "What I typed for the second clip."
+    assert "first.wav was not used" in window.statusBarWidget.messageLabel.text()
 
 
 def test_model_and_accel_signals_reach_the_status_bar(window, controller):
