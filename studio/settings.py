@@ -95,19 +95,49 @@ class Settings(QObject):
         self._environ = os.environ if environ is None else environ
 
     def override(self, key: str) -> str | None:
-        """The environment variable overriding ``key`` right now, if any."""
+        """The environment variable overriding ``key`` right now, if any. A variable set to
+        something the setting cannot take overrides nothing (see :meth:`problem`)."""
+        env = self._env_name(key)
+        if env is None or self._from_env(BY_KEY[key], env)[1] is not None:
+            return None
+        return env
+
+    def problem(self, key: str) -> str | None:
+        """One sentence when ``key``'s environment variable is set to a value it cannot
+        take; the stored value is used instead of failing (the studio must open)."""
+        env = self._env_name(key)
+        return None if env is None else self._from_env(BY_KEY[key], env)[1]
+
+    def problems(self) -> list[str]:
+        return [p for p in (self.problem(s.key) for s in SETTINGS) if p]
+
+    def value(self, key: str) -> Any:
+        env = self.override(key)
+        if env is not None:
+            return self._from_env(BY_KEY[key], env)[0]
+        return self.stored(key)
+
+    def _env_name(self, key: str) -> str | None:
         setting = BY_KEY[key]
         if setting.env and self._environ.get(setting.env, "").strip():
             return setting.env
         return None
 
-    def value(self, key: str) -> Any:
-        setting = BY_KEY[key]
-        env = self.override(key)
-        if env is not None:
-            raw = self._environ[env]
-            return setting.parse_env(raw, env) if setting.parse_env else setting.coerce(raw)
-        return setting.coerce(self._store.value(key, setting.default))
+    def _from_env(self, setting: Setting, env: str) -> tuple[Any, str | None]:
+        """(value, None), or (None, the sentence saying why the variable is ignored)."""
+        raw = self._environ[env].strip()
+        ignored = "it is ignored and the saved setting is used"
+        if setting.parse_env is not None:
+            try:
+                return setting.parse_env(raw, env), None
+            except UserError as exc:
+                return None, f"{str(exc).rstrip('.')}; {ignored}."
+        if setting.choices is not None:
+            if raw.lower() not in setting.choices:
+                return None, (f"{env} must be one of {', '.join(setting.choices)}; got "
+                              f"{raw!r}, so {ignored}.")
+            return raw.lower(), None
+        return setting.coerce(raw), None
 
     def stored(self, key: str) -> Any:
         setting = BY_KEY[key]

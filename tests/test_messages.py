@@ -101,6 +101,17 @@ def test_a_message_added_in_a_new_module_is_caught(tmp_path):
     assert f"The value {HOLE} is unknown, so it is ignored." in found  # through a returned tuple
 
 
+def test_a_message_built_from_itself_is_read_without_end(tmp_path):
+    root = _package(tmp_path, """
+        def report(show_error, sentence, kept):
+            if kept:
+                sentence = f"{sentence} The part recorded before it was kept."
+            show_error(sentence)
+    """)
+    found = {m.template for m in Source(root).messages()}
+    assert f"{HOLE} The part recorded before it was kept." in found
+
+
 def test_wording_free_templates_are_not_messages(tmp_path):
     root = _package(tmp_path, """
         from studio.errors import UserError

@@ -179,9 +179,11 @@ class Source:
         inner = value.value if isinstance(value, ast.FormattedValue) else None
         if not isinstance(inner, (ast.Name, ast.Attribute)):
             return [HOLE]
+        if isinstance(inner, ast.Name) and inner.id in seen:
+            return [HOLE]  # a name built from itself (text = f"{text} more"): no end to follow
         if isinstance(inner, ast.Name) and inner.id in scope:
             # Every assignment must have a wording (name = str(path) has none).
-            if not all(self.templates(v, scope, seen) for v in scope[inner.id]):
+            if not all(self.templates(v, scope, seen | {inner.id}) for v in scope[inner.id]):
                 return [HOLE]
         known = self.templates(inner, scope, seen)
         return known if len(known) == 1 else [HOLE]

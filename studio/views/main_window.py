@@ -93,7 +93,7 @@ class MainWindow(QMainWindow):
         self._model_override = model_override
         self._jobs: dict[int, QWidget] = {}  # render job -> view
         self._transcriptions: dict[int, tuple[QWidget, Path]] = {}  # job -> (view, its clip)
-        self._notice: str | None = None  # a start-up sentence the model-ready line must not hide
+        self._notices: list[str] = []  # start-up sentences the model-ready line must not hide
         self._stopped: bool | None = None  # after shutdown: whether the worker thread stopped
         if audio_status is None:
             from studio.audio.backend import audio_status as probe
@@ -114,6 +114,8 @@ class MainWindow(QMainWindow):
         self.statusBarWidget.set_accel_requested(settings.value("accel/mode"))
         self._setting_changed("audio/output_device")
         self._restore()
+        for problem in settings.problems():  # a mistyped OMNIVOICE_* variable: said, not fatal
+            self.show_notice(problem)
 
     # ------------------------------------------------------------------ building
     def _build(self) -> None:
@@ -283,10 +285,11 @@ class MainWindow(QMainWindow):
             self._controller.set_asr_check(self._settings.value(key))
 
     def show_notice(self, sentence: str) -> None:
-        """An error sentence for the start of the session (the last one crashed), kept on
-        the status bar until the next message, past the model-ready line."""
-        self._notice = sentence
-        self.statusBarWidget.show_error(sentence)
+        """An error sentence for the start of the session (the last one crashed, an
+        environment variable is ignored), kept on the status bar until the next message,
+        past the model-ready line; notices of one start are shown together."""
+        self._notices.append(sentence)
+        self.statusBarWidget.show_error(" ".join(self._notices))
 
     def report_uncaught(self) -> None:
         """An exception nobody caught was logged (any thread): say so on the status bar."""
@@ -304,9 +307,9 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _model_loaded(self, info: ModelInfo) -> None:
         self.statusBarWidget.set_model_loaded(info)
-        if self._notice is None:
+        if not self._notices:
             self.statusBarWidget.show_message(f"Model ready on {info.device} ({info.precision}).")
-        self._notice = None  # shown past the first load; the next message replaces it
+        self._notices = []  # shown past the first load; the next message replaces them
 
     @Slot(str)
     def _model_failed(self, reason: str) -> None:

@@ -521,6 +521,10 @@ class SettingsView(QWidget):
                     "unset it to change this here.")
         return None
 
+    def problem_note(self, key: str) -> str | None:
+        """Why an environment variable set for ``key`` is ignored, if it is."""
+        return self._settings.problem(key)
+
     def _show_override(self, key: str, control: QWidget) -> None:
         note = self.override_note(key)
         locked = note is not None
@@ -530,8 +534,9 @@ class SettingsView(QWidget):
             control.setEnabled(not locked)
         if key == "model/source":
             self.browseButton.setEnabled(not locked)
-        self._notes[key].setText(note or "")
-        self._notes[key].setVisible(locked)
+        problem = self.problem_note(key)
+        self._notes[key].setText(note or problem or "")
+        self._notes[key].setVisible(locked or problem is not None)
 
     def control(self, key: str) -> QWidget:
         """The control that edits setting ``key``."""

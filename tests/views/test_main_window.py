@@ -346,3 +346,18 @@ def test_a_worker_that_does_not_stop_in_time_ends_the_process_after_a_clean_quit
     assert exits == [0]
     # The quit was clean as far as the user is concerned: the next start reports nothing.
     assert (tmp_path / "data" / "session.lock").read_text().strip() == "closed"
+
+
+def test_the_studio_opens_with_a_mistyped_override_and_says_so(qtbot, tmp_path, controller):
+    settings = make_settings(tmp_path / "s.ini", environ={"OMNIVOICE_FLASHINFER": "maybe",
+                                                          "OMNIVOICE_DEVICE": "gpu"})
+    window = make_window(qtbot, settings, controller)
+    text = window.statusBarWidget.messageLabel.toolTip()
+    assert window.statusBarWidget.is_error()
+    assert "OMNIVOICE_FLASHINFER must be 1/on/true" in text and "OMNIVOICE_DEVICE must be" in text
+    window.load_model()
+    request = controller.named("load_model")[-1][1]
+    assert request.accel == "off" and request.device == "auto"
+    controller.worker.model_loaded.emit(ModelInfo("k2-fsa/OmniVoice", "cpu", "fp32", 24000))
+    assert "OMNIVOICE_DEVICE" in window.statusBarWidget.messageLabel.toolTip(), \
+        "the sentence outlives the model-ready line"

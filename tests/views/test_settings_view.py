@@ -286,3 +286,24 @@ def test_license_dialog_shows_the_notice(qtbot, monkeypatch):
     monkeypatch.setattr(QMessageBox, "exec", fake_exec)
     assert confirm_license(None, "k2-fsa/OmniVoice") is False  # nothing clicked: no download
     assert shown == [LICENSE_NOTICE]
+
+
+def test_a_mistyped_override_is_ignored_and_said(qtbot, tmp_path):
+    environ = {"OMNIVOICE_FLASHINFER": "maybe", "OMNIVOICE_DEVICE": "gpu",
+               "OMNIVOICE_PRECISION": "BF16"}
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                        environ=environ)
+    assert settings.value("accel/mode") == "off" and settings.value("model/device") == "auto"
+    assert settings.value("model/precision") == "bf16"  # any case is a valid value
+    assert settings.override("model/device") is None
+    assert settings.problems() == [
+        "OMNIVOICE_DEVICE must be one of auto, cpu, cuda, mps; got 'gpu', so it is ignored and "
+        "the saved setting is used.",
+        "OMNIVOICE_FLASHINFER must be 1/on/true or 0/off/false; got 'maybe'; it is ignored and "
+        "the saved setting is used.",
+    ]
+    view = make_view(qtbot, settings)
+    assert view.deviceCombo.isEnabled(), "an ignored variable locks nothing"
+    note = view._notes["model/device"]
+    assert note.isVisibleTo(view) and note.text() == settings.problem("model/device")
+    assert not view.precisionCombo.isEnabled()  # BF16 is a real override
