@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from studio.audio.loudness import gain_db, match_gains
 from studio.engine.errors import UserError
+from studio.library.session_takes import is_unsaved
 from studio.views.take_detail import clock
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.waveform import WaveformView
@@ -301,11 +302,13 @@ class ABView(QWidget):
         index = self._order[side]
         take = self._takes[index]
         self._winner = index
-        if self._controller is not None and not take.starred:
+        can_star = self._controller is not None and not is_unsaved(take.id)
+        if can_star and not take.starred:
             self._controller.star_take(take.id, True)
         name = self._names[index]
         said = f"{self.side_names()[side]} was {name}" if self._blind else f"{name} wins"
-        starred = "starred" if self._controller is not None else "not starred (read-only)"
+        starred = ("starred" if can_star else "not starred (not saved: export it to keep it)"
+                   if self._controller is not None else "not starred (read-only)")
         self.result.show_message(f"{said}; {starred}.", error=False)
         self.message.emit(f"A/B: {said}; {starred}.")
         self.winner_picked.emit(take)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.library.session_takes import is_unsaved
 from studio.views.take_delegate import STAR_OFF, STAR_ON
 from studio.views.takes_model import Row, suspect_tip, voice_text
 from studio.views.widgets.labels import MessageLabel, hint_label
@@ -203,9 +204,12 @@ class TakeDetail(QFrame):
         self.starButton.setToolTip("Unstar the take (S)" if starred
                                    else "Star the take: starred takes are never pruned (S)")
         writable = writable and take is not None
-        for button in (self.starButton, self.renameButton, self.deleteButton):
-            button.setEnabled(writable)
-        self.notesEdit.setReadOnly(not writable)
+        # An unsaved take lives only in memory: nothing to keep a star, name or notes in.
+        editable = writable and not is_unsaved(take.id)
+        for button in (self.starButton, self.renameButton):
+            button.setEnabled(editable)
+        self.deleteButton.setEnabled(writable)
+        self.notesEdit.setReadOnly(not editable)
         for button in (self.rerenderButton, self.varyButton, self.copyButton, self.exportButton):
             button.setEnabled(take is not None)
         self.compareButton.setEnabled(count == 2)

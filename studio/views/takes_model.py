@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QAbstractListModel, QMimeData, QModelIndex, QObject, Qt, QUrl, Signal
 
 from studio.library import suspect
+from studio.library.session_takes import UNSAVED
 
 if TYPE_CHECKING:
     from studio.library.takes import Take
@@ -33,6 +34,7 @@ SUSPECT_LABELS = {
     suspect.TOO_QUIET: "Quiet",
     suspect.TOO_LOUD: "Loud",
     suspect.LONG_SILENCE: "Gap",
+    UNSAVED: "Not saved",
 }
 SUSPECT_TIPS = {
     suspect.NEAR_SILENT: (f"Near-silent: quieter than {suspect.NEAR_SILENT_LUFS:g} LUFS; "
@@ -45,6 +47,8 @@ SUSPECT_TIPS = {
                        "usually distorted."),
     suspect.LONG_SILENCE: (f"Long silence: a pause of {suspect.LONG_SILENCE_S:g} s or more "
                            "inside the take; words may be missing."),
+    UNSAVED: ("Not saved: the take library could not keep this take, so it is listed only "
+              "until the studio closes; export it to keep it."),
 }
 
 

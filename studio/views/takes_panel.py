@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.engine.errors import UserError
+from studio.library.session_takes import SessionTakes, TakeShelf, is_unsaved
 from studio.views.generate_form import MAX_SEED
 from studio.views.take_delegate import STAR_ON, TakeDelegate
 from studio.views.take_detail import TakeDetail
@@ -56,6 +57,7 @@ from studio.views.take_drag import DragFiles
 from studio.views.takes_model import Row, TakesModel
 from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.widgets.undo_bar import UndoBar
+from studio.worker.snapshot import unsaved_take
 
 SEARCH_DELAY_MS = 200
 AUDIO_CACHE = 8  # decoded takes kept for the waveform and quick replay
@@ -86,6 +88,7 @@ class TakesPanel(QWidget):
         self._library = library
         self._reason: str | None = None
         self._audio: OrderedDict[str, tuple[np.ndarray, int]] = OrderedDict()
+        self.session = SessionTakes()  # takes the library could not keep, until closing
         self._undo: list[tuple[str, ...]] = []  # deleted batches, newest last
         self._restored: tuple[str, ...] = ()  # undeleted takes to select once listed
         self._stale = False  # a reload waits for the name editor to close
@@ -242,6 +245,10 @@ class TakesPanel(QWidget):
             self._open_error = ""
         return self._library
 
+    def shelf(self) -> TakeShelf:
+        """What the panel reads: the library (when it opens) and this session's unsaved takes."""
+        return TakeShelf(self.library(), self.session)
+
     def refresh(self) -> None:
         """Read the library again, keeping the selection and the current take."""
         self._search_timer.stop()  # this read covers the search being typed
@@ -252,7 +259,7 @@ class TakesPanel(QWidget):
         self.detail.commit_notes()
         selected = [t.id for t in self.selected_takes()]
         current = self.current_take()
-        library = self.library()
+        library = self.shelf()
         self._refresh_voices(library)
         self.model.reload(library, self.searchEdit.text(), voice=self.voiceCombo.currentData(),
                           starred=True if self.starredButton.isChecked() else None)
@@ -295,9 +302,17 @@ class TakesPanel(QWidget):
         self.detail.commit_notes()
 
     def show_result(self, result) -> None:
-        """After a render: reload and select its takes (they sit together, newest first)."""
+        """After a render: reload and select its takes (they sit together, newest first).
+        Takes the library could not save are held for the session, badged "Not saved"."""
+        ids = []
+        for index, audio in enumerate(result.takes):
+            if audio.take_id is None:
+                take = self.session.add(unsaved_take(result, audio, index), audio.audio,
+                                        audio.sample_rate)
+                ids.append(take.id)
+            else:
+                ids.append(audio.take_id)
         self.refresh()
-        ids = [t.take_id for t in result.takes if getattr(t, "take_id", None)]
         if ids:
             self.select_ids(ids, current=ids[0])
             self.list.scrollTo(self.list.currentIndex())
@@ -361,11 +376,8 @@ class TakesPanel(QWidget):
         if take.id in self._audio:
             self._audio.move_to_end(take.id)
             return self._audio[take.id]
-        library = self.library()
-        if library is None:
-            return None
         try:
-            audio = library.read_audio(take.id)
+            audio = self.shelf().read_audio(take.id)
         except UserError as exc:
             self.detail.show_problem(str(exc))
             return None
@@ -447,6 +459,7 @@ class TakesPanel(QWidget):
         if not takes or self._controller is None:
             self._show_detail()
             return
+        takes = [t for t in takes if not is_unsaved(t.id)]  # nothing to star them in
         starred = not all(t.starred for t in takes)
         for take in takes:
             if take.starred != starred:
@@ -456,7 +469,7 @@ class TakesPanel(QWidget):
 
     def _star_clicked(self, index: QModelIndex) -> None:
         take = self.model.take(index.row())
-        if take is not None and self._controller is not None:
+        if take is not None and self._controller is not None and not is_unsaved(take.id):
             self.model.patch(take.id, starred=not take.starred)
             self._controller.star_take(take.id, not take.starred)
             self._show_detail()
@@ -464,7 +477,7 @@ class TakesPanel(QWidget):
     def rename(self) -> None:
         """Edit the current take's name in place (F2)."""
         take = self.current_take()
-        if take is not None and self._controller is not None:
+        if take is not None and self._controller is not None and not is_unsaved(take.id):
             index = self.model.index(self.model.row_of_id(take.id))
             self.list.setCurrentIndex(index)
             self.list.edit(index)
@@ -477,7 +490,8 @@ class TakesPanel(QWidget):
     def _save_notes(self, take_id: str, text: str) -> None:
         """Send a take's notes to the worker if they changed (the detail says when)."""
         take = self.model.take(self.model.row_of_id(take_id))
-        if self._controller is not None and take is not None and text != take.notes:
+        if self._controller is not None and take is not None and text != take.notes \
+                and not is_unsaved(take_id):
             self.model.patch(take_id, notes=text)
             self._controller.note_take(take_id, text)
 
@@ -489,13 +503,18 @@ class TakesPanel(QWidget):
         if self._player is not None and self.model.row_of(self._player.key()) >= 0 \
                 and self._player.key()[1] in ids:
             self._player.stop()
-        self._controller.delete_takes(ids)
+        # The row after the deleted ones gets the selection, so Delete can be pressed again.
+        below = max(self.model.row_of_id(i) for i in ids) + 1
+        nxt = self.model.take(below) or self.model.take(min(self.model.row_of_id(i) for i in ids) - 1)
+        saved = tuple(i for i in ids if not is_unsaved(i))
+        self.session.delete(ids)
+        if saved:
+            self._controller.delete_takes(saved)  # the list reloads when the worker says so
+        else:
+            self.refresh()  # only unsaved takes: no worker to report back
         self._undo.append(ids)
         what = "1 take" if len(ids) == 1 else f"{len(ids)} takes"
         self.undoBar.show_message(f"Deleted {what}.")
-        # Select the row after the deleted ones, so Delete can be pressed again.
-        below = max(self.model.row_of_id(i) for i in ids) + 1
-        nxt = self.model.take(below) or self.model.take(min(self.model.row_of_id(i) for i in ids) - 1)
         self.select_ids([nxt.id] if nxt else [])
         self.list.setFocus(Qt.FocusReason.OtherFocusReason)
 
@@ -504,7 +523,12 @@ class TakesPanel(QWidget):
             return
         ids = self._undo.pop()
         self._restored = ids  # selected when the worker reports the change
-        self._controller.undelete_takes(ids)
+        self.session.undelete(ids)
+        saved = tuple(i for i in ids if not is_unsaved(i))
+        if saved:
+            self._controller.undelete_takes(saved)
+        else:
+            self.refresh()  # only unsaved takes: no worker to report back
         self.undoBar.hide()
         self.message.emit(f"Restored {len(ids)} take{'s' if len(ids) != 1 else ''}.")
 
@@ -528,10 +552,10 @@ class TakesPanel(QWidget):
         from studio.views.take_export import ExportDialog
 
         rows = [self.model.row_info(self.model.row_of_id(t.id)) for t in self.selected_takes()]
-        if not rows or self.library() is None:
+        if not rows:
             return
         folder, fmt = self._export_choice
-        dialog = ExportDialog(self.library(), rows, folder=folder, fmt=fmt, parent=self)
+        dialog = ExportDialog(self.shelf(), rows, folder=folder, fmt=fmt, parent=self)
         dialog.exported.connect(self.message)
         dialog.accepted.connect(
             lambda: setattr(self, "_export_choice", (dialog.folder(), dialog.format())))
@@ -541,10 +565,10 @@ class TakesPanel(QWidget):
         from studio.views.ab_view import ABDialog
 
         takes = self.selected_takes()
-        if len(takes) != 2 or self.library() is None:
+        if len(takes) != 2:
             return
         names = [self.model.row_info(self.model.row_of_id(t.id)).name for t in takes]
-        dialog = ABDialog(self._player, self._controller, self.library(), tuple(takes),
+        dialog = ABDialog(self._player, self._controller, self.shelf(), tuple(takes),
                           names=tuple(names), reason=self._reason, parent=self)
         self._open(dialog)
 

@@ -112,6 +112,7 @@ class TakeKeeper:
                 problem = problem or UNEXPECTED
         lost = sum(take_id is None for take_id in ids)
         if lost:
-            warn(f"{lost} of {len(ids)} takes were not saved to the take library and last only "
-                 f"until the studio closes: {problem}")
+            warn(f"{lost} of {len(ids)} takes were not saved to the take library; they stay in "
+                 f"the takes list, marked Not saved, until the studio closes (export them to "
+                 f"keep them): {problem}")
         return batch, ids

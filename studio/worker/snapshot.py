@@ -15,7 +15,7 @@ from pathlib import Path
 from studio.engine.errors import UserError
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.library.takes import Take, TakeSettings
-from studio.worker.jobs import RenderRequest
+from studio.worker.jobs import RenderRequest, RenderResult, TakeAudio
 
 
 def settings_of(
@@ -75,4 +75,38 @@ def request_from_take(take: Take, seed: int | None = None) -> RenderRequest:
         options=options_of(s.options),
         mode=s.mode,
         voice_id=s.voice_id,
+    )
+
+
+def unsaved_take(result: RenderResult, take: TakeAudio, index: int) -> Take:
+    """A take the library could not keep, as the takes panel holds it for the session: the
+    same snapshot a saved take has (``suspects`` from its audio), with an unsaved id."""
+    from datetime import datetime, timedelta, timezone
+
+    from studio import __version__
+    from studio.audio.loudness import loudness_lufs
+    from studio.library.fields import format_time
+    from studio.library.session_takes import new_unsaved_id
+    from studio.library.suspect import inspect
+    from studio.library.takes import TakeRun
+
+    audio_seconds = take.audio.shape[-1] / take.sample_rate
+    count = len(result.takes)
+    run = TakeRun(
+        model_source="", device=result.device, precision=result.precision,
+        accel_requested=result.accel_requested, accel_active=result.accel_active,
+        fallback_reason=result.fallback_reason, engine_version=__version__,
+        seconds=result.seconds / count,
+        rtf=result.seconds / result.audio_seconds if result.audio_seconds > 0 else 0.0,
+    )
+    # A batch lists in the order it was rendered, as a saved batch does.
+    created = datetime.now(timezone.utc) + timedelta(microseconds=index)
+    return Take(
+        id=new_unsaved_id(), created=format_time(created), name="", notes="", starred=False,
+        batch=result.batch or f"unsaved-batch-{id(result)}",
+        settings=settings_of(result.request, take.seed, None, result.request.voice_id),
+        run=run, sample_rate=take.sample_rate, audio_seconds=audio_seconds,
+        loudness_lufs=loudness_lufs(take.audio, take.sample_rate),
+        suspects=inspect(take.audio, take.sample_rate), asr_cer=None,
+        audio_path=Path(), deleted=False,
     )

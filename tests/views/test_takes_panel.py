@@ -348,3 +348,43 @@ def test_a_reload_waits_while_a_name_is_being_typed(qtbot, writer, make_panel, c
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: panel.model.rowCount() == 2)
     assert writer.get(take.id).name == "Half typ"
+
+
+def test_takes_the_library_could_not_save_stay_listed_for_the_session(qtbot, player, tmp_path,
+                                                                      speech):
+    from studio_fakes import FakeController, make_result
+
+    from studio.library.session_takes import UNSAVED, is_unsaved
+    from studio.views.takes_model import suspect_label
+
+    # No library in this data folder can be opened, as when saving the takes failed.
+    panel = TakesPanel(player, controller=FakeController(), audio_status=PLAYABLE)
+    qtbot.addWidget(panel)
+    result = make_result("Saved nowhere.", "design", seeds=(5, 6))
+    voiced = [type(t)(speech(1.0, seed=i), t.sample_rate, t.seed) for i, t in enumerate(result.takes)]
+    result = type(result)(**{**result.__dict__, "takes": tuple(voiced)})
+    assert all(t.take_id is None for t in result.takes)
+    panel.show_result(result)
+
+    assert panel.model.rowCount() == 2
+    assert [t.settings.seed for t in panel.selected_takes()] == [5, 6]
+    take = panel.current_take()
+    assert is_unsaved(take.id) and UNSAVED in take.suspects
+    assert suspect_label(UNSAVED) == "Not saved"
+    assert not panel.detail.starButton.isEnabled() and panel.detail.notesEdit.isReadOnly()
+    assert panel.detail.deleteButton.isEnabled() and panel.detail.exportButton.isEnabled()
+
+    panel.toggle()  # plays from memory
+    assert ("load", ("take", take.id)) in player.calls and player.calls[-1] == ("play",)
+
+    dialog = ExportDialog(panel.shelf(), [panel.model.row_info(0)], folder=str(tmp_path / "out"),
+                          fmt="WAV")
+    qtbot.addWidget(dialog)
+    assert dialog.run_export()
+    audio, rate = sf.read(dialog.written[0], dtype="float32")
+    np.testing.assert_allclose(audio, result.takes[0].audio, atol=1 / 32768)
+
+    panel.delete_selected()
+    assert panel.model.rowCount() == 0
+    panel.undo_delete()
+    assert panel.model.rowCount() == 2, "undo brings unsaved takes back too"
