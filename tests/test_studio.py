@@ -9,6 +9,7 @@ import soundfile as sf
 from PySide6.QtCore import QSettings, Qt
 
 from studio.settings import Settings
+from tests.qt_waits import after_worker
 
 
 @pytest.fixture
@@ -31,7 +32,8 @@ def studio(qtbot, qapp, settings, monkeypatch, tmp_path):
     controller, player = window._controller, window._player
     qtbot.addWidget(window)
     window.show()
-    with qtbot.waitSignal(controller.worker.model_loaded, timeout=60_000):
+    # The last thing a load sends (after model_loaded): nothing of it is still queued.
+    with qtbot.waitSignal(controller.accel_availability, timeout=60_000):
         window.load_model()
     yield window, controller, player
     # Closing the studio the way the app does: the window closes, the app quits.
@@ -39,6 +41,13 @@ def studio(qtbot, qapp, settings, monkeypatch, tmp_path):
     qapp.aboutToQuit.emit()
     assert not controller.thread.isRunning(), "a QThread was left running after quit"
     qapp.aboutToQuit.disconnect(window.shutdown)
+
+
+@pytest.fixture(autouse=True)
+def _no_timer_stopped_from_another_thread(qtlog):
+    yield
+    wrong = [r.message for r in qtlog.records if "another thread" in r.message]
+    assert not wrong, wrong
 
 
 def _design_render(qtbot, window, text, steps_preset="Draft"):
@@ -53,7 +62,7 @@ def test_generate_shows_progress_in_order_and_the_take_plays(qtbot, studio):
     window, controller, player = studio
     steps = []
     controller.worker.progress.connect(lambda job, step, n, chunk, chunks: steps.append(step))
-    with qtbot.waitSignal(controller.worker.finished, timeout=60_000):
+    with after_worker(qtbot, controller.worker.finished, timeout=60_000):
         _design_render(qtbot, window, "Hello from the studio.")
     assert steps == list(range(1, 13))  # Draft = 12 steps, reported in order
     takes = window.findChild(object, "takesList")
@@ -97,12 +106,12 @@ def test_cancel_mid_render_leaves_the_worker_usable(qtbot, studio):
 
     # Direct: on a loaded machine the queued progress could arrive after the render ended.
     controller.worker.progress.connect(cancel_at_second_step, Qt.ConnectionType.DirectConnection)
-    with qtbot.waitSignal(controller.worker.cancelled, timeout=60_000):
+    with after_worker(qtbot, controller.worker.cancelled, timeout=60_000):
         _design_render(qtbot, window, "This render will be cancelled.", "Final")
     controller.worker.progress.disconnect(cancel_at_second_step)
     assert window.findChild(object, "takesList").model().rowCount() == 0
     qtbot.waitUntil(view.findChild(object, "generateButton").isEnabled, timeout=5_000)
-    with qtbot.waitSignal(controller.worker.finished, timeout=60_000):
+    with after_worker(qtbot, controller.worker.finished, timeout=60_000):
         _design_render(qtbot, window, "And this one finishes.")
     assert window.findChild(object, "takesList").model().rowCount() == 1
 
@@ -116,7 +125,7 @@ def test_a_failing_job_shows_its_reason_on_the_status_bar(qtbot, studio, tmp_pat
     assert view.reference.set_reference(clip)
     view.form.set_text("Clone this without a transcript.")
     # No transcript and no way to load Whisper offline: one sentence, no traceback.
-    with qtbot.waitSignal(controller.worker.failed, timeout=60_000) as failed:
+    with after_worker(qtbot, controller.worker.failed, timeout=60_000) as failed:
         qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
     reason = failed.args[1]
     assert "transcri" in reason.lower() and "\n" not in reason
@@ -124,7 +133,7 @@ def test_a_failing_job_shows_its_reason_on_the_status_bar(qtbot, studio, tmp_pat
     qtbot.waitUntil(lambda: reason in status.toolTip() + status.text(), timeout=5_000)
     # The worker is still fine afterwards.
     view.reference.set_transcript("A clip to clone.")
-    with qtbot.waitSignal(controller.worker.finished, timeout=60_000) as done:
+    with after_worker(qtbot, controller.worker.finished, timeout=60_000) as done:
         qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
     assert done.args[1].prompt_source == "encoded"
     assert np.isfinite(done.args[1].takes[0].audio).all()
@@ -151,19 +160,19 @@ def test_three_takes_of_one_generate_are_listed_after_a_restart(qtbot, qapp, set
 
     window = open_studio()
     try:
-        with qtbot.waitSignal(window._controller.worker.model_loaded, timeout=60_000):
+        with after_worker(qtbot, window._controller.worker.model_loaded, timeout=60_000):
             window.load_model()
         window.show_view("design")
         window.designView.form.takesSpin.setValue(3)
-        with qtbot.waitSignal(window._controller.worker.finished, timeout=120_000) as done:
+        with after_worker(qtbot, window._controller.worker.finished, timeout=120_000) as done:
             _design_render(qtbot, window, "Three takes at once.")
         result = done.args[1]
         ids = [t.take_id for t in result.takes]
         assert len(ids) == 3 and None not in ids
         assert len({t.seed for t in result.takes}) == 3
         panel = window.takesPanel
-        # waitSignal can return (worker thread) before the window's queued slot has run.
-        qtbot.waitUntil(lambda: len(panel.selected_takes()) == 3, timeout=5_000)
+        # after_worker returns once the window's queued slot for the signal has run.
+        assert len(panel.selected_takes()) == 3
         assert panel.model.rowCount() == 3
         assert {t.id for t in panel.selected_takes()} == set(ids)  # the batch, selected
     finally:

@@ -16,6 +16,7 @@ from studio.library.db import DB_FILE
 from studio.library.takes import TakeLibrary, TakeRun, TakeSettings
 from studio.worker.controller import WorkerController
 from studio.worker.jobs import LoadRequest, RenderRequest
+from tests.qt_waits import after_worker
 from studio.worker.snapshot import request_from_take
 from studio.worker.worker import InferenceWorker
 
@@ -215,7 +216,7 @@ def test_the_controller_edits_takes_on_the_worker_thread_and_re_emits_takes_chan
     try:
         with qtbot.waitSignal(controller.takes_changed, timeout=10_000):
             controller.star_take(take.id, True)
-        with qtbot.waitSignal(controller.worker.takes_failed, timeout=10_000) as refused:
+        with after_worker(qtbot, controller.worker.takes_failed, timeout=10_000) as refused:
             controller.rename_take(take.id, "")
         assert one_sentence(refused.args[0])
     finally:
