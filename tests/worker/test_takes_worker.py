@@ -16,9 +16,9 @@ from studio.library.db import DB_FILE
 from studio.library.takes import TakeLibrary, TakeRun, TakeSettings
 from studio.worker.controller import WorkerController
 from studio.worker.jobs import LoadRequest, RenderRequest
-from tests.qt_waits import after_worker
 from studio.worker.snapshot import request_from_take
 from studio.worker.worker import InferenceWorker
+from tests.qt_waits import after_worker
 
 FAST = GenerationOptions(decode=DecodeOptions(num_step=4))
 
