@@ -1,10 +1,20 @@
-"""Studio responsiveness: time from launch to a visible window, and main-thread
-event-loop stalls (timer jitter) while a render runs on the worker thread.
+"""The studio as a user launches it: seconds from launch to the window, to the loaded
+model, and to the first take heard; and how late the GUI thread's event loop runs
+while that take renders.
 
-    python benchmarks/bench_studio.py [--checkpoint DIR] [--steps 32] [--renders 3]
+Each launch is the installed ``omnivoice-desktop`` in a separate process with an empty
+data folder, nothing imported into it first, driven through the journey driver
+(tests/journeys/driver.py): as soon as the status bar says the model is ready, it
+designs a line (Draft, 12 steps), clicks Generate, and plays the take when it is
+listed. Times are read on CLOCK_MONOTONIC, which the bench and the studio share,
+at the moment the studio's GUI thread saw each event.
 
-Targets (see docs/performance.md): window visible in under 2 s before the model
-loads; p99 timer lateness under 50 ms while rendering. Prints numbers, asserts nothing.
+    python benchmarks/bench_studio.py                  # tiny and full-size random checkpoints
+    python benchmarks/bench_studio.py --sizes tiny --launches 3
+    python benchmarks/bench_studio.py --checkpoint ~/models/OmniVoice --json-out studio.json
+
+A full-size random checkpoint (about 3 GB) is built in a temporary folder unless
+``--checkpoint`` names one. Medians are printed; nothing here asserts on time.
 """
 
 from __future__ import annotations
@@ -12,129 +22,91 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
+import platform
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "journeys"))  # the driver's client
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-LAUNCH_PROBE = r"""
-import os, sys, time
-t0 = time.perf_counter()
-from PySide6.QtCore import QSettings, QTimer
-from PySide6.QtWidgets import QApplication
-app = QApplication([])
-from studio.settings import Settings
-from studio.views.main_window import MainWindow
-from studio.worker.controller import WorkerController
-from studio.audio.player import Player
-settings = Settings(QSettings(sys.argv[1], QSettings.Format.IniFormat), environ={})
-controller = WorkerController(); player = Player()
-window = MainWindow(settings, controller, player)
-window.show(); app.processEvents()
-print(f"{time.perf_counter() - t0:.3f}")
-player.close(); controller.shutdown()
-"""
+from studio_process import Studio, design_generate, play_selected_take, wait_takes  # noqa: E402
+
+TEXT = "Hello from OmniVoice Desktop."
 
 
-def launch_seconds(work: Path) -> float:
-    """A fresh interpreter each time: imports count, as they do for a user."""
-    env = dict(os.environ, OMNIVOICE_DESKTOP_DATA_DIR=str(work / "data"))
-    started = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", LAUNCH_PROBE, str(work / "launch.ini")],
-                         capture_output=True, text=True, env=env, check=True,
-                         cwd=Path(__file__).resolve().parents[1])
-    inside = float(out.stdout.strip().splitlines()[-1])
-    return inside, time.perf_counter() - started
+def cpu_flags() -> str:
+    try:
+        info = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return platform.processor() or "unknown"
+    model = next((line.split(":", 1)[1].strip() for line in info.splitlines()
+                  if line.startswith("model name")), "unknown")
+    flags = next((line.split(":", 1)[1].split() for line in info.splitlines()
+                  if line.startswith("flags")), [])
+    noted = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f in flags]
+    return f"{model}, {os.cpu_count()} cores, flags {' '.join(noted) or 'none noted'}"
 
 
-def jitter(checkpoint: Path, work: Path, steps: int, renders: int) -> dict:
-    import numpy as np
-    from PySide6.QtCore import QElapsedTimer, QEventLoop, QSettings, QTimer
-    from PySide6.QtWidgets import QApplication
+def one_launch(checkpoint: Path, home: Path, timeout: float) -> dict:
+    home.mkdir(parents=True)
+    started = time.monotonic()
+    studio = Studio(home, checkpoint)
+    try:
+        studio.connect(timeout=timeout)
+        studio.wait_model_loaded(timeout=timeout)
+        studio.request("lateness", action="start")
+        design_generate(studio, TEXT, preset="Draft")
+        wait_takes(studio, 1, timeout=timeout)
+        lateness = studio.request("lateness", action="stop")
+        play_selected_take(studio, timeout=timeout)
+        seen = studio.request("seen")["seen"]
+        assert studio.close() == 0, studio.evidence()
+    finally:
+        studio.stop()
+    return {
+        "window_s": round(seen["window"] - started, 3),
+        "model_loaded_s": round(seen["model_loaded"] - started, 3),
+        "take_s": round(seen["take"] - started, 3),
+        "first_heard_s": round(seen["heard"] - started, 3),
+        "lateness_while_rendering": lateness,
+    }
 
-    from studio.engine.decode import DecodeOptions
-    from studio.engine.engine import GenerationOptions
-    from studio.settings import Settings
-    from studio.views.main_window import MainWindow
-    from studio.worker.controller import WorkerController
-    from studio.worker.jobs import RenderRequest
 
-    _app = QApplication.instance() or QApplication([])  # kept alive for the run
-    settings = Settings(QSettings(str(work / "jitter.ini"), QSettings.Format.IniFormat), environ={})
-    for key, value in (("model/source", str(checkpoint)), ("model/device", "cpu"),
-                       ("model/precision", "fp32")):
-        settings.set_value(key, value)
-    controller = WorkerController()
-    window = MainWindow(settings, controller, None)
-    window.show()
-    loop = QEventLoop()
-    controller.worker.model_loaded.connect(loop.quit)
-    window.load_model()
-    loop.exec()
-
-    period_ms = 10
-    late: list[float] = []
-    clock = QElapsedTimer()
-    timer = QTimer()
-    timer.setInterval(period_ms)
-    state = {"last": None}
-
-    def tick() -> None:
-        now = clock.nsecsElapsed() / 1e6
-        if state["last"] is not None:
-            late.append(max(0.0, now - state["last"] - period_ms))
-        state["last"] = now
-
-    timer.timeout.connect(tick)
-    options = GenerationOptions(decode=DecodeOptions(num_step=steps))
-    text = "The studio stays responsive while the worker renders this sentence on its own thread."
-    clock.start()
-    timer.start()
-    started = time.perf_counter()
-    for _ in range(renders):
-        done = QEventLoop()
-        controller.worker.finished.connect(done.quit)
-        window._render(window.designView, RenderRequest(text=text, options=options, mode="design"))
-        done.exec()
-        controller.worker.finished.disconnect(done.quit)
-    busy = time.perf_counter() - started
-    timer.stop()
-    controller.shutdown()
-    window.close()
-    values = np.array(late)
-    return {"ticks": int(values.size), "render_seconds": round(busy, 2),
-            "p50_ms": round(float(np.percentile(values, 50)), 2),
-            "p99_ms": round(float(np.percentile(values, 99)), 2),
-            "max_ms": round(float(values.max()), 2)}
+def median_of(runs: list[dict], key: str) -> float:
+    return round(statistics.median(r[key] for r in runs), 3)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", type=Path, help="model folder (default: a tiny random one)")
-    parser.add_argument("--steps", type=int, default=32)
-    parser.add_argument("--renders", type=int, default=3)
+    parser.add_argument("--sizes", default="tiny,full", help="random checkpoints to build")
+    parser.add_argument("--checkpoint", type=Path, help="a model folder instead of random ones")
     parser.add_argument("--launches", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-studio-"))
-    os.environ["OMNIVOICE_DESKTOP_DATA_DIR"] = str(work / "data")
-    checkpoint = args.checkpoint
-    if checkpoint is None:
+    if args.checkpoint is not None:
+        checkpoints = {"given": args.checkpoint}
+    else:
         from studio.engine.random_checkpoint import build_random_checkpoint
 
-        checkpoint = build_random_checkpoint(work / "OmniVoice")
-    launches = [launch_seconds(work) for _ in range(args.launches)]
-    result = {
-        "machine": f"{os.cpu_count()} cores, {sys.platform}",
-        "launch_to_window_s": [round(inside, 3) for inside, _ in launches],
-        "launch_whole_process_s": [round(whole, 3) for _, whole in launches],
-        "jitter_while_rendering": jitter(checkpoint, work, args.steps, args.renders),
-        "checkpoint": str(checkpoint),
-    }
+        checkpoints = {size: build_random_checkpoint(work / size / "OmniVoice", size)
+                       for size in args.sizes.split(",")}
+    result = {"machine": cpu_flags(), "python": platform.python_version(), "runs": {}}
+    for name, checkpoint in checkpoints.items():
+        runs = [one_launch(checkpoint, work / f"{name}-launch-{n}", args.timeout)
+                for n in range(args.launches)]
+        result["runs"][name] = {
+            "launches": runs,
+            "median": {key: median_of(runs, key)
+                       for key in ("window_s", "model_loaded_s", "take_s", "first_heard_s")},
+            "worst_lateness_ms": max(r["lateness_while_rendering"].get("max_ms", 0) for r in runs),
+        }
+        print(f"{name}: {json.dumps(result['runs'][name]['median'])}", flush=True)
     print(json.dumps(result, indent=2))
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
@@ -130,6 +131,40 @@ def _modifiers(names) -> Qt.KeyboardModifier:
     return value
 
 
+class Lateness(QObject):
+    """How late a 10 ms GUI-thread timer fires: the event loop's stalls, as a user feels them."""
+
+    PERIOD_MS = 10
+
+    def __init__(self, parent: QObject):
+        super().__init__(parent)
+        self._timer = QTimer(self)
+        self._timer.setInterval(self.PERIOD_MS)
+        self._timer.timeout.connect(self._tick)
+        self._late: list[float] = []
+        self._last: float | None = None
+
+    def start(self) -> None:
+        self._late, self._last = [], None
+        self._timer.start()
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        if self._last is not None:
+            self._late.append(max(0.0, (now - self._last) * 1000 - self.PERIOD_MS))
+        self._last = now
+
+    def stop(self) -> dict:
+        self._timer.stop()
+        late = sorted(self._late)
+        if not late:
+            return {"ticks": 0}
+        def pick(q: float) -> float:
+            return round(late[min(len(late) - 1, int(q * len(late)))], 2)
+        return {"ticks": len(late), "p50_ms": pick(0.5), "p99_ms": pick(0.99),
+                "max_ms": round(late[-1], 2)}
+
+
 class Driver(QObject):
     """Answers requests from the journey test on the GUI thread."""
 
@@ -146,9 +181,24 @@ class Driver(QObject):
         # The null audio device plays as fast as it is fed, so a state is often over
         # before a poll could see it: keep every transport state the player went through.
         self.player_states: list[str] = []
+        # When the user first saw each thing (CLOCK_MONOTONIC, which every process shares),
+        # for benchmarks/bench_studio.py: the window, the loaded model, a take, its sound.
+        self.seen: dict[str, float] = {"window": time.monotonic()}
         player = getattr(window, "_player", None)
         if player is not None:
-            player.state_changed.connect(self.player_states.append)
+            player.state_changed.connect(self._player_state)
+        worker = window._controller.worker
+        worker.model_loaded.connect(lambda _info: self._see("model_loaded"))
+        worker.finished.connect(lambda _job, _result: self._see("take"))
+        self._lateness = Lateness(self)
+
+    def _see(self, what: str) -> None:
+        self.seen.setdefault(what, time.monotonic())
+
+    def _player_state(self, state: str) -> None:
+        self.player_states.append(state)
+        if state == "playing":
+            self._see("heard")
 
     def _accept(self) -> None:
         while self.server.hasPendingConnections():
@@ -280,6 +330,16 @@ class Driver(QObject):
         return {"state": player.state(), "position": player.position(),
                 "duration": player.duration(), "underflows": player.underflows,
                 "states": list(self.player_states)}
+
+    def op_seen(self) -> dict:
+        return {"seen": dict(self.seen)}
+
+    def op_lateness(self, action: str) -> dict:
+        """"start" a 10 ms timer on the GUI thread, "stop" it: how late its ticks came."""
+        if action == "start":
+            self._lateness.start()
+            return {}
+        return self._lateness.stop()
 
     def op_close(self) -> dict:
         """Close the main window as its close button does; the app then quits."""

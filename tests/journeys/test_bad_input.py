@@ -1,9 +1,9 @@
 """Journey 6: a reference that is not audio and an empty text each get one sentence on
-screen, and the studio keeps working."""
+screen, and the studio keeps working (the studio started as ``python -m studio``)."""
 
 from __future__ import annotations
 
-from studio_process import pick_reference, wait_takes
+from studio_process import pick_reference, python_module, wait_takes
 
 
 def _one_sentence(text: str) -> bool:
@@ -11,7 +11,7 @@ def _one_sentence(text: str) -> bool:
 
 
 def test_bad_reference_and_empty_text_are_one_sentence_each(launch, reference_clip, tmp_path):
-    studio = launch()
+    studio = launch(command=python_module())  # started as `python -m studio` this time
     studio.wait_model_loaded()
     notes = tmp_path / "notes.wav"
     notes.write_text("These are my notes, not a recording.\n")
