@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from html import escape
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QStandardItemModel, QTextCharFormat, QTextCursor
@@ -637,17 +638,17 @@ class DesignAttributes(QWidget):
         for category in CATEGORY_KEYS:
             if category in match.values:
                 item = next(i for i in _BY_KEY[category].items if item_key(i) == match.values[category])
-                understood.append(_escape(item.en or item_label(category, item)))
+                understood.append(escape(item.en or item_label(category, item)))
         if understood:
             parts.append("<span style='color:#2e7d32'>✓</span> Understood: <b>"
                          + "</b> · <b>".join(understood) + "</b>")
         if match.unknown:
             words = " ".join(
                 f"<span style='background:{UNKNOWN_BACKGROUND.name()};color:#8a1c1c'>&nbsp;"
-                f"{_escape(w)}&nbsp;</span>" for w in dict.fromkeys(match.unknown))
+                f"{escape(w)}&nbsp;</span>" for w in dict.fromkeys(match.unknown))
             parts.append(f"Not understood: {words}")
         if match.conflicts:
-            words = ", ".join(f"'{_escape(s.text)}'" for s in match.conflicts)
+            words = ", ".join(f"'{escape(s.text)}'" for s in match.conflicts)
             parts.append(f"<span style='color:#c62828'>Ignored as conflicting: {words}</span>")
         self.feedback.setText("&nbsp;&nbsp;&nbsp;".join(parts))
         self.feedback.setVisible(bool(parts))
@@ -668,8 +669,3 @@ class DesignAttributes(QWidget):
             stored = {}
         if isinstance(stored, dict):
             self.set_selection({k: v for k, v in stored.items() if isinstance(v, str)})
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-

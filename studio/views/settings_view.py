@@ -10,11 +10,11 @@ changing device and precision in a row reloads once.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Mapping
+from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -37,8 +36,13 @@ from PySide6.QtWidgets import (
 )
 
 from studio.engine.accel_probe import ACCEL_LABELS
-from studio.engine.errors import UserError
 from studio.settings import ACCEL_MODES, BY_KEY, Settings
+from studio.views.model_download import (
+    ModelDownload,
+    confirm_license,
+    default_downloader,
+    looks_like_repo,
+)
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.worker.jobs import AccelState
 
@@ -54,8 +58,6 @@ DEVICE_LABELS = {"auto": "Auto (GPU when there is one)", "cpu": "CPU", "cuda": "
                  "mps": "Apple GPU (MPS)"}
 PRECISION_LABELS = {"auto": "Auto (bf16 on GPU and native-bf16 CPUs)", "fp32": "fp32 (full)",
                     "bf16": "bf16", "fp16": "fp16"}
-DOWNLOAD_FAILED = ("The download failed unexpectedly; the log file in the data folder "
-                   "has the details.")
 
 
 class NoWheelDoubleSpinBox(QDoubleSpinBox):
@@ -64,42 +66,6 @@ class NoWheelDoubleSpinBox(QDoubleSpinBox):
 
     def wheelEvent(self, event) -> None:
         event.ignore()
-
-
-def looks_like_repo(source: str) -> bool:
-    """'owner/name' and not an existing or explicit local path."""
-    source = source.strip()
-    return (source.count("/") == 1 and not source.startswith((".", "/", "~"))
-            and not Path(source).expanduser().exists() and all(source.split("/")))
-
-
-def confirm_license(parent: QWidget, repo: str) -> bool:
-    """Show the license notice; download only on an explicit yes."""
-    from studio.engine.checkpoint import LICENSE_NOTICE
-
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Information)
-    box.setWindowTitle("Model license")
-    box.setText(f"Download {repo}?")
-    box.setInformativeText(LICENSE_NOTICE)
-    download = box.addButton("Accept and download", QMessageBox.ButtonRole.AcceptRole)
-    box.addButton(QMessageBox.StandardButton.Cancel)
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-    box.exec()
-    return box.clickedButton() is download
-
-
-def default_downloader(repo: str) -> Path:
-    from studio.engine.checkpoint import download_checkpoint
-
-    return download_checkpoint(repo)
-
-
-class _DownloadSignals(QObject):
-    """Lives on the GUI thread; the download thread emits, Qt queues to the slots."""
-
-    done = Signal(str, str)  # repo, local path
-    failed = Signal(str, str)  # repo, one sentence
 
 
 class SettingsView(QWidget):
@@ -117,7 +83,6 @@ class SettingsView(QWidget):
         self.setObjectName("settingsView")
         self.setAccessibleName("Settings view")
         self._settings = settings
-        self._downloader = downloader
         self._confirm = confirm
         # key -> (what set it, value): e.g. {"model/source": ("--model", "/ckpt")}
         self._session = dict(session_overrides or {})
@@ -125,10 +90,9 @@ class SettingsView(QWidget):
         self._controls: dict[str, QWidget] = {}
         self._notes: dict[str, QLabel] = {}
         self._loading = False
-        self._download_thread: threading.Thread | None = None
-        self._signals = _DownloadSignals(self)
-        self._signals.done.connect(self._download_done)
-        self._signals.failed.connect(self._download_failed)
+        self._download = ModelDownload(downloader, self)
+        self._download.done.connect(self._download_done)
+        self._download.failed.connect(self._download_failed)
         self._reload_timer = QTimer(self)
         self._reload_timer.setSingleShot(True)
         self._reload_timer.setInterval(RELOAD_DELAY_MS)
@@ -348,7 +312,7 @@ class SettingsView(QWidget):
         if unavailable:
             # The reason is named after the component ("flashinfer: ..."); the label
             # already says which option, so show what follows the name.
-            lines = "<br>".join(f"<b>{_escape(label)}</b>: {_escape(reason.split(': ', 1)[-1])}"
+            lines = "<br>".join(f"<b>{escape(label)}</b>: {escape(reason.split(': ', 1)[-1])}"
                                 for label, reason in unavailable)
             self.accelAvailability.setText(
                 f"<span style='color:#7a5200'>Not available on this machine</span><br>{lines}")
@@ -599,7 +563,7 @@ class SettingsView(QWidget):
 
     # ------------------------------------------------------------------ download
     def is_downloading(self) -> bool:
-        return self._download_thread is not None and self._download_thread.is_alive()
+        return self._download.is_running()
 
     def _refresh_download_button(self) -> None:
         repo = self.sourceEdit.text().strip()
@@ -620,38 +584,15 @@ class SettingsView(QWidget):
         self.downloadMessage.clear_message()
         self.downloadProgress.setFormat(f"Downloading {repo} … (an interrupted download resumes)")
         self.downloadProgress.show()
-        # A plain daemon thread rather than a QThread: huggingface_hub cannot be stopped
-        # mid-file, and quitting the studio must not wait for it (a rerun resumes).
-        self._download_thread = threading.Thread(
-            target=self._download, args=(repo,), name="model-download", daemon=True)
-        self._download_thread.start()
+        self._download.start(repo)
         self._refresh_download_button()
         return True
 
-    def _download(self, repo: str) -> None:
-        """Runs on the download thread; only emits."""
-        signals = self._signals
-        try:
-            path = self._downloader(repo)
-        except UserError as exc:
-            outcome = (signals.failed, repo, str(exc))
-        except Exception:  # the studio must survive any download failure
-            log.exception("download of %s failed", repo)
-            outcome = (signals.failed, repo, DOWNLOAD_FAILED)
-        else:
-            outcome = (signals.done, repo, str(path))
-        try:
-            outcome[0].emit(*outcome[1:])
-        except RuntimeError:  # the view was closed while the download ran
-            log.info("download of %s finished after its view closed", repo)
-
     def wait_for_download(self, timeout: float | None = None) -> None:
-        if self._download_thread is not None:
-            self._download_thread.join(timeout)
+        self._download.wait(timeout)
 
     @Slot(str, str)
     def _download_done(self, repo: str, path: str) -> None:
-        self._download_thread = None
         self.downloadProgress.hide()
         self.downloadMessage.show_message(f"Downloaded {repo}.", error=False)
         self._refresh_download_button()
@@ -663,11 +604,6 @@ class SettingsView(QWidget):
 
     @Slot(str, str)
     def _download_failed(self, repo: str, sentence: str) -> None:
-        self._download_thread = None
         self.downloadProgress.hide()
         self.downloadMessage.show_message(sentence)
         self._refresh_download_button()
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

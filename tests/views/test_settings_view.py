@@ -18,8 +18,8 @@ from studio.engine.accel_probe import probe
 from studio.engine.checkpoint import LICENSE_NOTICE
 from studio.engine.errors import UserError
 from studio.settings import SETTINGS, Settings
-from studio.views import settings_view as module
-from studio.views.settings_view import SettingsView, confirm_license, looks_like_repo
+from studio.views.model_download import DOWNLOAD_FAILED, confirm_license, looks_like_repo
+from studio.views.settings_view import SettingsView
 
 
 def make_view(qtbot, settings: Settings, **kwargs) -> SettingsView:
@@ -273,7 +273,7 @@ def test_unexpected_download_failure_points_at_the_log(qtbot, settings):
     view = make_view(qtbot, settings, confirm=lambda parent, repo: True, downloader=broken)
     view.start_download()
     qtbot.waitUntil(lambda: view.downloadMessage.isVisibleTo(view), timeout=5000)
-    assert view.downloadMessage.text() == module.DOWNLOAD_FAILED
+    assert view.downloadMessage.text() == DOWNLOAD_FAILED
 
 
 def test_license_dialog_shows_the_notice(qtbot, monkeypatch):
