@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--ref", type=Path, help="reference clip to clone (WAV, FLAC, OGG, ...)")
     synth.add_argument("--ref-text", help="transcript of the reference clip (omit to auto-transcribe)")
     synth.add_argument("--prompt", type=Path, help="a saved voice prompt (.pt) to clone")
+    synth.add_argument("--voice", help="a saved voice to clone, by name (see `voices list`)")
     synth.add_argument("--save-prompt", type=Path, help="save the encoded reference as a voice prompt")
     synth.add_argument("--asr-model", default=None, help="Whisper model for auto-transcription")
     synth.add_argument("--steps", type=_positive_int, default=32, help="decoding steps (default 32)")
@@ -85,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     cache_info.add_argument("--json", action="store_true", help="print one JSON line")
     cache_clear = cache_commands.add_parser("clear", help="delete every cached voice prompt")
     cache_clear.add_argument("--json", action="store_true", help="print one JSON line")
+
+    from studio import cli_voices
+
+    cli_voices.add_parser(commands)
 
     selftest = commands.add_parser("selftest", help="check this install without downloading anything")
     selftest.add_argument("--json", action="store_true", help="print one JSON object with every check")
@@ -206,30 +211,42 @@ def run_synth(args) -> dict:
         _check_output(args.save_prompt, (".pt",), "prompt file")
         if args.ref is None:
             raise UserError("--save-prompt needs a reference clip (--ref) to encode.")
-    if args.prompt and args.ref:
-        raise UserError("Give either --prompt or --ref, not both.")
+    if sum(x is not None for x in (args.prompt, args.ref, args.voice)) > 1:
+        raise UserError("Give one of --voice, --prompt or --ref, not more.")
     if args.ref is not None and args.ref.is_dir():
         raise UserError(f"The reference clip {args.ref} is a folder; pass an audio file.")
     if args.ref is not None and not args.ref.is_file():
         raise UserError(f"The reference clip {args.ref} does not exist.")
+    voice = _saved_voice(args.voice) if args.voice is not None else None
     options = _options(args)
+    saved = voice[0] if voice is not None else None
     item = SynthesisItem(
         text=text,
-        language=args.lang,
+        language=args.lang if args.lang is not None or saved is None else saved.language,
         instruct=args.instruct,
         speed=args.speed,
         duration=args.duration,
-        seed=args.seed,
+        seed=args.seed if args.seed is not None or saved is None else saved.seed,
     )
     # The engine checks again; checking here reports a typo before the model loads.
     check_options(options)
     check_item(item)
 
     with _library_chatter_to_log():
-        return _render(args, options, item)
+        return _render(args, options, item, voice)
 
 
-def _render(args, options, item) -> dict:
+def _saved_voice(name: str):
+    """The saved voice called ``name``; its language and locked seed fill in what the
+    command line leaves out."""
+    from studio.library.voices import VoiceLibrary
+
+    with VoiceLibrary() as library:
+        voice = library.find(name)
+        return voice, library.prompt_path(voice.id)
+
+
+def _render(args, options, item, voice=None) -> dict:
     from studio.engine.accel.accelerator import Accelerator
     from studio.engine.audio import write_audio_atomic
     from studio.engine.engine import Engine, precision_name
@@ -253,7 +270,10 @@ def _render(args, options, item) -> dict:
     accel.prepare(engine)
     started = time.perf_counter()
     prompt, source, encodes, transcriptions = None, "none", 0, 0
-    if args.prompt:
+    if voice is not None:
+        # A saved voice's prompt was encoded when it was saved: read from disk, no work.
+        prompt, source = VoicePrompt.load(voice[1], engine.info.audio.codebooks), "disk"
+    elif args.prompt:
         prompt, source = VoicePrompt.load(args.prompt, engine.info.audio.codebooks), "file"
     elif args.ref:
         prompts = _prompt_source(engine, args, prompts_enabled)
@@ -417,6 +437,15 @@ def _command(args, logfile: Path | None) -> int:
                 return selftest.main(probe=args.probe, probe_model=args.probe_model)
             with _library_chatter_to_log():
                 return selftest.main(json_output=args.json)
+        elif args.command == "voices":
+            from studio import cli_voices
+
+            summary = cli_voices.run(args, args.studio_model)
+            if args.json:
+                print(json.dumps({k: v for k, v in summary.items() if k != "message"},
+                                 ensure_ascii=False))
+            else:
+                print(summary["message"])
         elif args.command == "cache":
             summary = run_cache(args)
             if args.json:

@@ -50,6 +50,35 @@ def _private_data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("OMNIVOICE_DESKTOP_DATA_DIR", str(tmp_path / "data"))
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """The tiny model gains nothing from a thread pool, and on a busy two-core machine
+    torch's threads wait on each other: one thread keeps a render near 0.2 s, not 3 s."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def cli(capfd):
+    """``cli(*args)`` runs ``studio.cli.main`` in-process -> (exit code, stdout lines,
+    stderr lines)."""
+    from studio.cli import main
+
+    def run(*args):
+        capfd.readouterr()
+        code = main([str(a) for a in args])
+        captured = capfd.readouterr()
+        out = [line for line in captured.out.splitlines() if line.strip()]
+        err = [line for line in captured.err.splitlines() if line.strip()]
+        return code, out, err
+
+    return run
+
+
 @pytest.fixture(scope="session")
 def tiny_checkpoint(tmp_path_factory) -> Path:
     from studio.engine.random_checkpoint import build_random_checkpoint

@@ -70,14 +70,7 @@ def _subprocess(args: list[str], env_extra: dict[str, str], tmp_path: Path) -> R
     return Run(proc.returncode, proc.stdout, proc.stderr)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    """The tiny model gains nothing from a thread pool, and on a busy two-core machine
-    torch's threads wait on each other: one thread keeps a render near 0.2 s, not 3 s."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture

@@ -1,10 +1,8 @@
 """The prompt cache through the command line: ``synth --ref`` across processes, the
 opt-out switch, and ``cache info|clear``.
 
-The two-process case runs the real interpreter twice on one data folder. Its
-driver replaces the Whisper pipeline with a counting fake (there is no network
-here) and counts the engine's encodes, so the test checks work that was really
-done, not only what the JSON line claims.
+The two-process case runs the real interpreter twice on one data folder, with
+its work counted (see counted_cli).
 """
 
 from __future__ import annotations
@@ -14,62 +12,18 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import soundfile as sf
 import torch
+from counted_cli import HEARD, counted_run
 
-from studio.cli import main
-
-REPO = Path(__file__).resolve().parents[1]
 FAST = ["--device", "cpu", "--precision", "fp32", "--steps", "2"]
 TEXT = "Hello there, this is a short test."
-HEARD = "This is what the fake ASR heard"
-
-DRIVER = r"""
-import json, sys
-
-import studio.engine.asr as asr
-import studio.engine.engine as engine
-
-calls = {"asr": 0, "encodes": 0}
 
 
-def fake_load(self):
-    def pipe(inputs):
-        calls["asr"] += 1
-        return {"text": " HEARD "}
-
-    return pipe
-
-
-original = engine.Engine.create_prompt
-
-
-def counting_create_prompt(self, *args, **kwargs):
-    calls["encodes"] += 1
-    return original(self, *args, **kwargs)
-
-
-asr.Transcriber._load = fake_load
-engine.Engine.create_prompt = counting_create_prompt
-
-from studio.cli import main
-
-code = main(sys.argv[1:])
-print(json.dumps({"driver": calls, "code": code}))
-""".replace("HEARD", HEARD)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture
@@ -79,21 +33,6 @@ def clip(tmp_path, speech) -> Path:
     sf.write(path, speech(3.0), 24000)
     os.utime(path, (1_600_000_000, 1_600_000_000))  # settled, so the hash memo keeps it
     return path
-
-
-@pytest.fixture
-def cli(capfd):
-    """``cli(*args)`` runs ``main`` in-process -> (exit code, stdout lines, stderr lines)."""
-
-    def run(*args):
-        capfd.readouterr()
-        code = main([str(a) for a in args])
-        captured = capfd.readouterr()
-        out = [line for line in captured.out.splitlines() if line.strip()]
-        err = [line for line in captured.err.splitlines() if line.strip()]
-        return code, out, err
-
-    return run
 
 
 @pytest.fixture
@@ -124,33 +63,17 @@ def entries() -> list[Path]:
 # ---------------------------------------------------------------------------
 
 
-def _driver(args: list[str], data: Path, tmp_path: Path) -> tuple[dict, dict]:
-    env = dict(os.environ)
-    env.update({"OMNIVOICE_DESKTOP_DATA_DIR": str(data), "HF_HUB_OFFLINE": "1",
-                "TRANSFORMERS_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf"),
-                "OMP_NUM_THREADS": "1"})
-    env.pop("OMNIVOICE_PROMPT_DISK_CACHE", None)
-    proc = subprocess.run([sys.executable, "-c", DRIVER, *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    assert len(lines) == 2, proc.stdout
-    summary, driver = lines
-    assert driver["code"] == 0, proc.stderr
-    return summary, driver["driver"]
-
-
 def test_second_process_reads_the_disk_and_does_no_work(tiny_checkpoint, clip, tmp_path):
     data = tmp_path / "shared-data"
     args = ["synth", *FAST, "--model", str(tiny_checkpoint), "--text", TEXT, "--ref", str(clip),
             "--json", "--seed", "3"]  # no --ref-text: the first run transcribes
 
-    first, calls = _driver([*args, "--out", str(tmp_path / "first.wav")], data, tmp_path)
+    first, calls = counted_run([*args, "--out", str(tmp_path / "first.wav")], data, tmp_path)
     assert first["prompt_source"] == "encoded"
     assert (first["encodes"], first["transcriptions"]) == (1, 1)
     assert calls == {"asr": 1, "encodes": 1}
 
-    second, calls = _driver([*args, "--out", str(tmp_path / "second.wav")], data, tmp_path)
+    second, calls = counted_run([*args, "--out", str(tmp_path / "second.wav")], data, tmp_path)
     assert second["prompt_source"] == "disk"
     assert (second["encodes"], second["transcriptions"]) == (0, 0)
     assert calls == {"asr": 0, "encodes": 0}

@@ -142,6 +142,20 @@ class VoiceLibrary:
             )
         return _voice_from_row(rows[0])
 
+    def find(self, name: str) -> Voice:
+        """The voice called ``name``, ignoring case (names are unique that way)."""
+        rows = self._db.query("SELECT * FROM voices WHERE name_key = ?",
+                              (fields.name_key(" ".join(str(name).split())),))
+        if not rows:
+            raise VoiceNotFound(
+                f"No saved voice is named '{name}'; run omnivoice-desktop voices list to see the names."
+            )
+        return _voice_from_row(rows[0])
+
+    def name_taken(self, name: str) -> bool:
+        return bool(self._db.query("SELECT 1 FROM voices WHERE name_key = ?",
+                                   (fields.name_key(name),)))
+
     def list(self) -> list[Voice]:
         """Every saved voice, newest first."""
         rows = self._db.query("SELECT * FROM voices ORDER BY created DESC, rowid DESC")
@@ -391,7 +405,7 @@ class VoiceLibrary:
     # -- helpers ------------------------------------------------------------------
 
     def _check_name_free(self, name: str) -> None:
-        if self._db.query("SELECT 1 FROM voices WHERE name_key = ?", (fields.name_key(name),)):
+        if self.name_taken(name):
             raise self._name_taken(name)
 
     @staticmethod

@@ -42,12 +42,7 @@ TRANSCRIPT = "This is what the clip says"
 LONG_AGO = time.time() - 3600
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture
