@@ -381,7 +381,7 @@ class DesignAttributes(QWidget):
                                   Qt.ItemDataRole.ToolTipRole)
             combo.setAccessibleName(name)
             combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-            combo.setMinimumWidth(150)
+            combo.setMinimumWidth(110)  # elides in a narrow view rather than widen the page
             combo.currentIndexChanged.connect(
                 lambda index, key=category.key: self._picked(key, index))
             label = QLabel(f"&{name}")

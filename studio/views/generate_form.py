@@ -45,6 +45,7 @@ from studio.engine.text import NONVERBAL_TAGS
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.language_picker import LanguagePicker
+from studio.views.widgets.reflow import ReflowRow
 
 # name -> (decoding steps, what it is for)
 PRESETS: dict[str, tuple[int, str]] = {
@@ -197,13 +198,14 @@ class GenerateForm(QWidget):
         basics = QGridLayout()
         basics.setHorizontalSpacing(10)
         basics.setVerticalSpacing(8)
+        # One above the other: side by side they made the page wider than the view
+        # beside an open takes panel, and it was cut off on the right.
         basics.addWidget(languageLabel, 0, 0)
         basics.addWidget(self.languagePicker, 0, 1)
-        basics.addWidget(qualityLabel, 0, 2)
-        basics.addLayout(presetRow, 0, 3)
-        basics.setColumnStretch(1, 3)
-        basics.setColumnStretch(3, 2)
-        basics.setColumnMinimumWidth(2, 0)
+        basics.addWidget(qualityLabel, 1, 0)
+        basics.addLayout(presetRow, 1, 1)
+        basics.setColumnStretch(1, 1)
+        basics.setColumnStretch(2, 1)  # the picker and presets take half a wide row
 
         self.advanced = CollapsibleSection("Advanced", self._build_advanced())
         self.advanced.setObjectName("advancedSection")
@@ -375,41 +377,43 @@ class GenerateForm(QWidget):
         self.postprocessCheck.setChecked(_DEFAULT_OPTIONS.postprocess)
         self.postprocessCheck.setAccessibleName("Postprocess output")
         self.postprocessCheck.setToolTip("Remove long silences from the rendered audio")
-        checks = QHBoxLayout()
-        checks.setSpacing(18)
-        for check in (self.denoiseCheck, self.preprocessCheck, self.postprocessCheck):
-            checks.addWidget(check)
-        checks.addStretch(1)
+        checks = ReflowRow(self.denoiseCheck, self.preprocessCheck, self.postprocessCheck,
+                           spacing=18, stacked_spacing=4)
 
         for spin in (self.guidanceSpin, self.tShiftSpin, self.takesSpin, self.speedSpin,
                      self.durationSpin, self.seedSpin):
             spin.setFixedWidth(FIELD_WIDTH)
         self.lengthStack.setFixedWidth(FIELD_WIDTH + 40)
 
-        grid = QGridLayout(body)
-        grid.setContentsMargins(22, 0, 0, 4)
-        grid.setHorizontalSpacing(10)
-        grid.setVerticalSpacing(8)
+        def column(*rows: tuple[str, QWidget | QHBoxLayout, QWidget]) -> QWidget:
+            holder = QWidget()
+            grid = QGridLayout(holder)
+            grid.setContentsMargins(0, 0, 0, 0)
+            grid.setHorizontalSpacing(10)
+            grid.setVerticalSpacing(8)
+            for r, (text, field, buddy) in enumerate(rows):
+                label = QLabel(text)
+                label.setBuddy(buddy)
+                grid.addWidget(label, r, 0)
+                if isinstance(field, QWidget):
+                    grid.addWidget(field, r, 1, Qt.AlignmentFlag.AlignLeft)
+                else:
+                    grid.addLayout(field, r, 1)
+            grid.setColumnStretch(1, 1)
+            return holder
 
-        def row(r: int, col: int, text: str, field: QWidget | QHBoxLayout, buddy: QWidget) -> None:
-            label = QLabel(text)
-            label.setBuddy(buddy)
-            if col:
-                label.setContentsMargins(24, 0, 0, 0)  # a gutter between the two columns
-            grid.addWidget(label, r, col)
-            if isinstance(field, QWidget):
-                grid.addWidget(field, r, col + 1)
-            else:
-                grid.addLayout(field, r, col + 1)
-
-        # Decoding on the left, what comes out on the right; the switches last.
-        row(0, 0, "&Guidance", self.guidanceSpin, self.guidanceSpin)
-        row(1, 0, "T-s&hift", self.tShiftSpin, self.tShiftSpin)
-        row(2, 0, "T&akes", self.takesSpin, self.takesSpin)
-        row(0, 2, "Le&ngth", lengthRow, self.lengthMode)
-        row(1, 2, "S&eed", seedRow, self.seedLock)
-        grid.addLayout(checks, 2, 3, 1, 2)
-        grid.setColumnStretch(4, 1)
+        # Decoding on the left, what comes out on the right (below, when narrow); the
+        # switches last.
+        decoding = column(("&Guidance", self.guidanceSpin, self.guidanceSpin),
+                          ("T-s&hift", self.tShiftSpin, self.tShiftSpin),
+                          ("T&akes", self.takesSpin, self.takesSpin))
+        output = column(("Le&ngth", lengthRow, self.lengthMode),
+                        ("S&eed", seedRow, self.seedLock))
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(22, 0, 0, 4)
+        layout.setSpacing(10)
+        layout.addWidget(ReflowRow(decoding, output, spacing=34))
+        layout.addWidget(checks)
         return body
 
     def _connect(self) -> None:

@@ -36,6 +36,7 @@ from studio.views.takes_panel import TakesPanel
 from studio.views.widgets.labels import heading_label, hint_label
 from studio.worker.jobs import AccelState, LoadRequest, ModelInfo, RenderRequest, RenderResult
 
+VIEW_MIN_WIDTH = 520  # the pages fit this (tests/views/test_page_widths.py): none is cut off
 VIEWS = ("clone", "design", "settings")
 VIEW_TITLES = {"clone": "Clone", "design": "Design", "settings": "Settings"}
 VIEW_TIPS = {
@@ -166,7 +167,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
         self.takesPanel.setMinimumWidth(260)
-        self.stack.setMinimumWidth(520)
+        self.stack.setMinimumWidth(VIEW_MIN_WIDTH)
 
         central = QWidget()
         layout = QHBoxLayout(central)
