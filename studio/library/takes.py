@@ -59,6 +59,9 @@ class ReadOnlyLibrary(RuntimeError):
     """A write through a read-only TakeLibrary: a programming error, not the user's."""
 
 
+# Every take read names its saved voice as it is called now (renamed voices follow).
+_SELECT = "SELECT *, (SELECT name FROM voices v WHERE v.id = takes.voice_key) AS voice_now FROM takes"
+
 @dataclass(frozen=True)
 class TakeSettings:
     text: str
@@ -106,6 +109,7 @@ class Take:
     asr_cer: float | None
     audio_path: Path
     deleted: bool
+    voice_name: str | None = None  # the saved voice it was rendered in: its name now, or then
 
 
 def _known(cls, data: dict) -> dict:
@@ -201,7 +205,7 @@ class TakeLibrary:
     def get(self, take_id: str) -> Take:
         rows = []
         if is_voice_id(take_id):  # checked before the id ever becomes a path
-            rows = self._db.query("SELECT * FROM takes WHERE id = ?", (take_id,))
+            rows = self._db.query(f"{_SELECT} WHERE id = ?", (take_id,))
         if not rows:
             raise TakeNotFound(
                 f"The take {str(take_id)[:40]!r} is not in the library (it may have been deleted "
@@ -230,7 +234,7 @@ class TakeLibrary:
         for term in name_key(search or "").split():
             where.append("instr(search_key, ?) > 0")
             params.append(term)
-        sql = "SELECT * FROM takes"
+        sql = _SELECT
         if where:
             sql += " WHERE " + " AND ".join(where)
         rows = self._db.query(sql + " ORDER BY created DESC, rowid DESC", params)
@@ -381,6 +385,7 @@ class TakeLibrary:
     # -- helpers ----------------------------------------------------------------
 
     def _take(self, row: sqlite3.Row) -> Take:
+        settings = TakeSettings(**_known(TakeSettings, json.loads(row["settings"])))
         return Take(
             id=row["id"],
             created=row["created"],
@@ -388,7 +393,7 @@ class TakeLibrary:
             notes=row["notes"],
             starred=bool(row["starred"]),
             batch=row["batch"],
-            settings=TakeSettings(**_known(TakeSettings, json.loads(row["settings"]))),
+            settings=settings,
             run=TakeRun(**_known(TakeRun, json.loads(row["run"]))),
             sample_rate=row["sample_rate"],
             audio_seconds=row["frames"] / row["sample_rate"],
@@ -397,6 +402,8 @@ class TakeLibrary:
             asr_cer=row["asr_cer"],
             audio_path=self.audio_path(row["id"]),
             deleted=bool(row["deleted"]),
+            # A deleted voice keeps the name it had when the take was rendered.
+            voice_name=row["voice_now"] or (row["voice_label"] if settings.voice_id else None),
         )
 
     def _voice_label(self, settings: TakeSettings) -> str:

@@ -11,6 +11,8 @@ orphans (and stale temp folders) are swept when a library opens.
 Deleting removes the row first (the voice is gone for the user), then the folder.
 
 Threading: as for :mod:`studio.library.db`, a ``VoiceLibrary`` belongs to one thread.
+The studio's worker thread writes; the GUI reads through a ``read_only`` one, which
+imports no torch (prompts are loaded only by the methods that need them).
 """
 
 from __future__ import annotations
@@ -27,14 +29,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from studio.atomic import fsync_dir
 from studio.engine.errors import UserError
-from studio.engine.prompt import VoicePrompt
 from studio.library import fields
 from studio.library.clips import is_readable_audio
 from studio.library.db import Database
 from studio.paths import data_dir
+
+if TYPE_CHECKING:
+    from studio.engine.prompt import VoicePrompt
 
 VOICES_DIR = "voices"
 PROMPT_FILE = "prompt.pt"
@@ -50,6 +55,10 @@ _UPDATABLE = MappingProxyType(
         "cache_key": fields.clean_cache_key,
     }
 )
+
+
+class ReadOnlyVoices(RuntimeError):
+    """A write through a read-only VoiceLibrary: a programming error, not the user's."""
 
 
 class VoiceNotFound(UserError):
@@ -105,19 +114,23 @@ class VoiceLibrary:
     otherwise the library opens (and on :meth:`close`, closes) its own.
     """
 
-    def __init__(self, root: str | Path | None = None, db: Database | None = None):
+    def __init__(self, root: str | Path | None = None, db: Database | None = None, *,
+                 read_only: bool = False):
         self.root = Path(root if root is not None else data_dir())
         self.voices_dir = self.root / VOICES_DIR
-        try:
-            self.voices_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UserError(
-                f"The voice folder {self.voices_dir} cannot be created ({exc}); "
-                "check that the data folder is writable."
-            ) from None
+        self.read_only = read_only
+        if not read_only:
+            try:
+                self.voices_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UserError(
+                    f"The voice folder {self.voices_dir} cannot be created ({exc}); "
+                    "check that the data folder is writable."
+                ) from None
         self._owns_db = db is None
-        self._db = db if db is not None else Database.open_in(self.root)
-        self.sweep_orphans()
+        self._db = db if db is not None else Database.open_in(self.root, read_only=read_only)
+        if not read_only:
+            self.sweep_orphans()
 
     def close(self) -> None:
         if self._owns_db:
@@ -189,6 +202,8 @@ class VoiceLibrary:
 
     def load_prompt(self, voice_id: str, codebooks: int | None = None) -> VoicePrompt:
         """The voice's prompt (loaded weights-only; ``codebooks`` checks the codec)."""
+        from studio.engine.prompt import VoicePrompt
+
         return VoicePrompt.load(self.prompt_path(voice_id), codebooks=codebooks)
 
     def unique_name(self, name: str) -> str:
@@ -264,6 +279,9 @@ class VoiceLibrary:
 
         ``created`` keeps the original creation time of an imported voice.
         """
+        from studio.engine.prompt import VoicePrompt
+
+        self._check_writable()
         if not isinstance(prompt, VoicePrompt):
             raise TypeError(f"prompt must be a VoicePrompt, not {type(prompt).__name__}")
         try:
@@ -332,6 +350,7 @@ class VoiceLibrary:
     # -- changing ---------------------------------------------------------------
 
     def rename(self, voice_id: str, name: str) -> Voice:
+        self._check_writable()
         voice = self.get(voice_id)
         try:
             name = fields.clean_name(name)
@@ -354,6 +373,7 @@ class VoiceLibrary:
         unknown = set(changes) - set(_UPDATABLE)
         if unknown:
             raise TypeError(f"VoiceLibrary.update() cannot change {', '.join(sorted(unknown))}")
+        self._check_writable()
         voice = self.get(voice_id)
         try:
             values = {key: _UPDATABLE[key](value) for key, value in changes.items()}
@@ -375,6 +395,7 @@ class VoiceLibrary:
         A folder that cannot be removed now (a file held open elsewhere) is an
         orphan that a later :meth:`sweep_orphans` removes.
         """
+        self._check_writable()
         voice = self.get(voice_id)
         with self._db.transaction() as conn:
             conn.execute("DELETE FROM voices WHERE id = ?", (voice.id,))
@@ -403,6 +424,10 @@ class VoiceLibrary:
         return removed
 
     # -- helpers ------------------------------------------------------------------
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyVoices("this VoiceLibrary is read-only; the worker thread writes")
 
     def _check_name_free(self, name: str) -> None:
         if self.name_taken(name):

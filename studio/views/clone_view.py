@@ -15,9 +15,10 @@ from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 from studio.views.generate_form import GenerateForm
 from studio.views.job_slots import JobSlots
 from studio.views.reference_panel import ReferencePanel
+from studio.views.voice_picker import VoicePicker
 from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.widgets.page import ContentLayout, rule
-from studio.worker.jobs import RenderRequest
+from studio.worker.jobs import RenderRequest, VoiceSaveRequest
 
 STATE_PREFIX = "clone"
 NO_REFERENCE = "Choose a reference clip to clone, or use the Design view."
@@ -28,10 +29,12 @@ class CloneView(JobSlots, QWidget):
     render_requested = Signal(object)  # RenderRequest
     cancel_requested = Signal()
     transcribe_requested = Signal(object)  # Path
+    save_voice_requested = Signal(object)  # VoiceSaveRequest
 
-    def __init__(self, player=None, *, recorder=None, audio_status=None,
+    def __init__(self, player=None, *, recorder=None, audio_status=None, voices=None,
                  parent: QWidget | None = None):
         super().__init__(parent)
+        self._voice = None  # the picked saved voice (its clip is the reference), or None
         self.setObjectName("cloneView")
         self.setAccessibleName("Clone view")
         self.reference = ReferencePanel(player, state_prefix=STATE_PREFIX, recorder=recorder,
@@ -39,6 +42,8 @@ class CloneView(JobSlots, QWidget):
         self.reference.setObjectName("referencePanel")
         self.form = GenerateForm(STATE_PREFIX)
         self.form.setObjectName("cloneForm")
+        self.voices = VoicePicker(voices)  # ``voices``: a read-only VoiceLibrary, for tests
+        self.voices.setObjectName("voicePickerRow")
 
         title = heading_label("Clone a voice", size_delta=5)
         subtitle = hint_label(
@@ -52,6 +57,8 @@ class CloneView(JobSlots, QWidget):
         layout.addWidget(title)
         layout.addWidget(subtitle)
         layout.addSpacing(12)
+        layout.addWidget(self.voices)
+        layout.addSpacing(6)
         layout.addWidget(self.reference)
         layout.addSpacing(10)
         layout.addWidget(rule())
@@ -72,6 +79,10 @@ class CloneView(JobSlots, QWidget):
         self.form.cancel_requested.connect(self.cancel_requested)
         self.reference.transcribe_requested.connect(self._transcribe)
         self.reference.reference_changed.connect(self._reference_changed)
+        self.reference.refTextEdit.textChanged.connect(self._transcript_edited)
+        self.voices.voice_picked.connect(self._voice_picked)
+        self.voices.save_requested.connect(self._save_voice)
+        self._refresh_save()
 
     # ------------------------------------------------------------------ intents
     def build_request(self) -> RenderRequest | None:
@@ -92,6 +103,7 @@ class CloneView(JobSlots, QWidget):
             ref_text=self.reference.transcript(),
             instruct=None,
             mode="clone",
+            voice_id=self._voice.id if self._voice is not None else None,
             **fields,
         )
 
@@ -103,6 +115,61 @@ class CloneView(JobSlots, QWidget):
     def _reference_changed(self, path: Path | None) -> None:
         if path is not None and self.form.message_text() == NO_REFERENCE:
             self.form.clear_message()
+        if self._voice is not None and path != self._voice_clip():
+            self._drop_voice()  # another clip: no longer the saved voice
+        self._refresh_save()
+
+    # ------------------------------------------------------------------ voices
+    def _voice_clip(self) -> Path | None:
+        voice = self._voice
+        return self.voices.library().voices_dir / voice.id / voice.clip if voice else None
+
+    def _voice_picked(self, voice) -> None:
+        if voice is None:
+            self._drop_voice()
+            return
+        clip = self.voices.library().voices_dir / voice.id / voice.clip
+        self._voice = None  # not yet: filling the panel in is no edit that drops it
+        if not self.reference.set_reference(clip):
+            self._drop_voice()
+            return
+        self.reference.set_transcript(voice.transcript)
+        self._voice = voice
+        self._refresh_save()
+
+    def _drop_voice(self) -> None:
+        self._voice = None
+        self.voices.select(None)
+        self._refresh_save()
+
+    def _transcript_edited(self) -> None:
+        # The saved prompt holds the transcript it was encoded with; another one is a new clip.
+        if self._voice is not None and self.reference.transcript() != (self._voice.transcript or None):
+            self._drop_voice()
+
+    def _refresh_save(self) -> None:
+        self.voices.set_can_save(self.reference.reference() is not None and self._voice is None)
+
+    def _save_voice(self, name: str) -> None:
+        clip = self.reference.reference()
+        if clip is None:
+            self.form.show_message(NO_REFERENCE)
+            return
+        self.save_voice_requested.emit(VoiceSaveRequest(
+            name=name, clip=clip, transcript=self.reference.transcript(),
+            preprocess=self.form.preprocessCheck.isChecked(),
+            language=self.form.languagePicker.language()))
+
+    def voice_save_failed(self, sentence: str) -> None:
+        self.form.show_message(sentence)
+        self._refresh_save()
+
+    def voice_saved(self, voice_id: str) -> None:
+        self.voices.saved(voice_id)
+        self._refresh_save()
+        if self._voice is not None:
+            self.form.show_message(f"Saved the voice '{self._voice.name}'; pick it above any time.",
+                                   error=False)
 
     def apply_take(self, settings) -> None:
         """Copy a take's ``TakeSettings`` into the view (the takes panel's To editor)."""

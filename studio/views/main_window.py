@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
         self._model_override = model_override
         self._jobs: dict[int, QWidget] = {}  # render job -> view
         self._transcriptions: dict[int, tuple[QWidget, Path]] = {}  # job -> (view, its clip)
+        self._voice_saves: set[int] = set()  # Save as voice jobs of the Clone view
         self._notices: list[str] = []  # start-up sentences the model-ready line must not hide
         self._stopped: bool | None = None  # after shutdown: whether the worker thread stopped
         if audio_status is None:
@@ -183,6 +184,7 @@ class MainWindow(QMainWindow):
             view.render_requested.connect(lambda request, v=view: self._render(v, request))
             view.cancel_requested.connect(lambda v=view: self._cancel(v))
             view.transcribe_requested.connect(lambda path, v=view: self._transcribe(v, path))
+        self.cloneView.save_voice_requested.connect(self._save_voice)
         worker.model_loading.connect(self._model_loading)
         worker.model_loaded.connect(self._model_loaded)
         worker.model_failed.connect(self._model_failed)
@@ -203,6 +205,9 @@ class MainWindow(QMainWindow):
         self.takesPanel.rerender_requested.connect(self._rerender)
         self.takesPanel.copy_settings_requested.connect(self._copy_settings)
         worker.takes_failed.connect(self._takes_failed)
+        worker.voice_saved.connect(self._voice_saved)
+        worker.voices_changed.connect(self._voices_changed)
+        worker.voices_failed.connect(self.statusBarWidget.show_error)
         self._uncaught.connect(self._show_uncaught)
 
     # ------------------------------------------------------------------ views
@@ -263,6 +268,25 @@ class MainWindow(QMainWindow):
         job = self._controller.transcribe(path)
         self._transcriptions[job] = (view, path)
         self.statusBarWidget.show_message(f"Transcribing {path.name} …")
+
+    def _save_voice(self, request) -> None:
+        job = self._controller.save_voice(request)
+        self._voice_saves.add(job)
+        self.cloneView.voices.set_can_save(False)  # until this save ends
+        self.statusBarWidget.show_message(f"Saving the voice '{request.name}' …")
+
+    @Slot(int, str)
+    def _voice_saved(self, job: int, voice_id: str) -> None:
+        self._voice_saves.discard(job)
+        self.cloneView.voice_saved(voice_id)
+        voice = self.cloneView.voices.current_voice()
+        if voice is not None:
+            self.statusBarWidget.show_message(f"Saved the voice '{voice.name}'.")
+
+    @Slot()
+    def _voices_changed(self) -> None:
+        self.cloneView.voices.refresh()
+        self.takesPanel.refresh()  # takes name their saved voice
 
     @Slot(str)
     def _accel_requested(self, mode: str) -> None:
@@ -362,6 +386,9 @@ class MainWindow(QMainWindow):
         transcribing = self._transcriptions.pop(job, None)
         if transcribing is not None:
             transcribing[0].on_transcribe_failed(sentence, transcribing[1])
+        if job in self._voice_saves:
+            self._voice_saves.discard(job)
+            self.cloneView.voice_save_failed(sentence)
         self.statusBarWidget.show_error(sentence)
 
     @Slot(int)

@@ -83,8 +83,11 @@ def clock_text(created: str, now: _dt.datetime | None = None) -> str:
 
 
 def voice_text(take: Take) -> str:
-    """Who speaks: the reference clip's name, or the designed voice's attributes."""
+    """Who speaks: the saved voice, the reference clip's name, or the designed voice's
+    attributes."""
     s = take.settings
+    if take.voice_name:
+        return take.voice_name
     if s.reference_path:
         return Path(s.reference_path).stem
     if s.mode == "design":

@@ -53,6 +53,9 @@ class WorkerController(QObject):
     _undelete_takes = Signal(object)
     _purge_takes = Signal()
     _set_asr_check = Signal(bool)
+    _save_voice = Signal(int, object)
+    _rename_voice = Signal(str, str)
+    _delete_voice = Signal(str)
     # Re-emitted from the worker (on the main thread): the take library changed.
     takes_changed = Signal()
     # Re-emitted from the worker after each model load attempt: {mode: (available, reason)},
@@ -81,10 +84,13 @@ class WorkerController(QObject):
         self._undelete_takes.connect(self.worker.undelete_takes)
         self._purge_takes.connect(self.worker.purge_takes)
         self._set_asr_check.connect(self.worker.set_asr_check)
+        self._save_voice.connect(self.worker.save_voice)
+        self._rename_voice.connect(self.worker.rename_voice)
+        self._delete_voice.connect(self.worker.delete_voice)
         self.worker.takes_changed.connect(self.takes_changed)
         self.worker.accel_availability.connect(self.accel_availability)
         for done in (self.worker.finished, self.worker.failed, self.worker.cancelled,
-                     self.worker.transcribed):
+                     self.worker.transcribed, self.worker.voice_saved):
             done.connect(self._forget)
         self._ids = itertools.count(1)
         self._cancels: dict[int, threading.Event] = {}
@@ -114,6 +120,20 @@ class WorkerController(QObject):
 
     def clear_cache(self) -> None:
         self._clear_cache.emit()
+
+    def save_voice(self, request) -> int:
+        """A job that ends in worker.voice_saved(job, voice id) or worker.failed(job, sentence)."""
+        job = next(self._ids)
+        self._cancels[job] = threading.Event()  # busy until it ends; a save is not cancelled
+        self._save_voice.emit(job, request)
+        return job
+
+    # Voice edits end in worker.voices_changed or worker.voices_failed(sentence).
+    def rename_voice(self, voice_id: str, name: str) -> None:
+        self._rename_voice.emit(voice_id, name)
+
+    def delete_voice(self, voice_id: str) -> None:
+        self._delete_voice.emit(voice_id)
 
     # Take library edits: the worker thread holds the one writer. Each ends in
     # worker.takes_changed (re-emitted as takes_changed) or worker.takes_failed(sentence).

@@ -56,6 +56,18 @@ class RenderRequest:
 
 
 @dataclass(frozen=True)
+class VoiceSaveRequest:
+    """Save a reference clip as a named voice (the Clone view's Save as voice)."""
+
+    name: str
+    clip: Path
+    transcript: str | None = None  # None or empty: transcribe, and keep what Whisper heard
+    preprocess: bool = True
+    tags: tuple[str, ...] = ()
+    language: str | None = None
+
+
+@dataclass(frozen=True)
 class TakeAudio:
     audio: np.ndarray  # (T,) float32
     sample_rate: int

@@ -24,6 +24,7 @@ from studio.worker.jobs import (
     RenderRequest,
     RenderResult,
     TakeAudio,
+    VoiceSaveRequest,
 )
 from studio.worker.keeper import TakeKeeper, take_run
 
@@ -52,6 +53,9 @@ class InferenceWorker(QObject):
     cache_cleared = Signal(int)  # entries removed
     takes_changed = Signal()  # after any write to the take library
     takes_failed = Signal(str)  # a take edit was refused: one sentence
+    voice_saved = Signal(int, str)  # job, the new voice's id
+    voices_changed = Signal()  # after any write to the saved voices
+    voices_failed = Signal(str)  # a voice edit was refused: one sentence
     released = Signal()  # the model is dropped and the library closed: the last job ran
 
     def __init__(self, load_engine=None, data_dir: Path | None = None, accel_platform=None):
@@ -68,6 +72,7 @@ class InferenceWorker(QObject):
         self.accel = AccelState("off", "off", None)
         self._request: LoadRequest | None = None
         self.keeper = TakeKeeper(data_dir)  # the take library's one writer, opened lazily
+        self._voices = None  # the saved voices' one writer (VoiceLibrary), opened lazily
         self.asr_check = False
         self._purged = False  # deleted takes of earlier sessions go once, at the first load
 
@@ -201,7 +206,13 @@ class InferenceWorker(QObject):
         started = time.perf_counter()
         try:
             prompt, source, sha = None, "none", None
-            if request.reference is not None:
+            voice = self._saved_voice(request.voice_id)
+            if voice is not None:  # encoded when it was saved: read from disk
+                library = self.voice_library()
+                prompt = library.load_prompt(voice.id, self.engine.info.audio.codebooks)
+                source = "disk"
+                sha = self.prompts.audio_sha256(library.clip_path(voice.id))
+            elif request.reference is not None:  # also a deleted voice's take, from its clip
                 prompt, source = self.prompts.obtain(
                     request.reference, request.ref_text, request.preprocess, warn=warnings.append
                 )
@@ -313,13 +324,81 @@ class InferenceWorker(QObject):
 
     @Slot()
     def release(self) -> None:
-        """The last job: drop the model and close the take library on this thread, then
+        """The last job: drop the model and close the libraries on this thread, then
         say ``released`` (the controller ends the thread's event loop on it)."""
         try:
             self._drop_model()
             self.keeper.close()
+            if self._voices is not None:
+                self._voices.close()
+                self._voices = None
         finally:
             self.released.emit()
+
+    # --------------------------------------------------------------- voices
+
+    def voice_library(self):
+        """The saved voices' writer, opened on this thread at first use."""
+        if self._voices is None:
+            from studio.library.voices import VoiceLibrary
+
+            self._voices = VoiceLibrary(self._data_dir)
+        return self._voices
+
+    def _saved_voice(self, voice_id: str | None):
+        from studio.library.voices import VoiceNotFound
+
+        if voice_id is None:
+            return None
+        try:
+            return self.voice_library().get(voice_id)
+        except VoiceNotFound:
+            return None
+
+    @Slot(int, object)
+    def save_voice(self, job: int, request: VoiceSaveRequest) -> None:
+        """Encode the clip once, through the prompt cache, and save it as a voice; ends in
+        voice_saved or failed. Nothing is written unless every check passed."""
+        from studio.library import fields
+        from studio.library.clips import check_voice_clip
+
+        if self.engine is None:
+            self.failed.emit(job, "The model is not loaded yet; wait for it before saving a voice.")
+            return
+        try:
+            library = self.voice_library()
+            try:
+                name = fields.clean_name(request.name)
+            except fields.InvalidField as exc:
+                raise UserError(exc.sentence()) from None
+            if library.name_taken(name):
+                raise UserError(f"A voice named '{name}' already exists; choose another name.")
+            check_voice_clip(request.clip)
+            prompt, _source = self.prompts.obtain(request.clip, request.transcript,
+                                                  request.preprocess)
+            key = self.prompts.key_for(request.clip, request.transcript, request.preprocess)
+            voice = library.create(name, request.clip, prompt, tags=request.tags,
+                                   language=request.language, cache_key=key)
+        except UserError as exc:
+            self.failed.emit(job, str(exc))
+            return
+        except Exception:
+            log.exception("saving voice job %d failed", job)
+            self.failed.emit(job, INTERNAL_ERROR)
+            return
+        self.voices_changed.emit()
+        self.voice_saved.emit(job, voice.id)
+
+    def _edit_voices(self, change) -> None:
+        self._edit(self.voice_library, change, self.voices_changed, self.voices_failed)
+
+    @Slot(str, str)
+    def rename_voice(self, voice_id: str, name: str) -> None:
+        self._edit_voices(lambda library: library.rename(voice_id, name))
+
+    @Slot(str)
+    def delete_voice(self, voice_id: str) -> None:
+        self._edit_voices(lambda library: library.delete(voice_id))
 
     # ---------------------------------------------------------------- takes
 
@@ -334,16 +413,22 @@ class InferenceWorker(QObject):
         self._edit_takes(lambda library: (library.purge_deleted(), library.prune(days)))
 
     def _edit_takes(self, change) -> None:
+        self._edit(self.keeper.library, change, self.takes_changed, self.takes_failed)
+
+    @staticmethod
+    def _edit(library, change, changed, failed) -> None:
+        """Apply ``change`` to the library ``library()`` opens; say ``changed``, or the
+        sentence through ``failed``."""
         try:
-            change(self.keeper.library())
+            change(library())
         except UserError as exc:
-            self.takes_failed.emit(str(exc))
+            failed.emit(str(exc))
             return
         except Exception:
-            log.exception("a take library change failed")
-            self.takes_failed.emit(INTERNAL_ERROR)
+            log.exception("a library change failed")
+            failed.emit(INTERNAL_ERROR)
             return
-        self.takes_changed.emit()
+        changed.emit()
 
     @Slot(str, bool)
     def star_take(self, take_id: str, starred: bool) -> None:

@@ -46,6 +46,9 @@ class FakeWorker(QObject):
     cache_cleared = Signal(int)
     takes_changed = Signal()
     takes_failed = Signal(str)
+    voice_saved = Signal(int, str)
+    voices_changed = Signal()
+    voices_failed = Signal(str)
 
 
 class FakeController(QObject):
@@ -87,6 +90,17 @@ class FakeController(QObject):
 
     def clear_cache(self) -> None:
         self.calls.append(("clear_cache",))
+
+    def save_voice(self, request) -> int:
+        job = next(self._ids)
+        self.calls.append(("save_voice", job, request))
+        return job
+
+    def rename_voice(self, voice_id: str, name: str) -> None:
+        self.calls.append(("rename_voice", voice_id, name))
+
+    def delete_voice(self, voice_id: str) -> None:
+        self.calls.append(("delete_voice", voice_id))
 
     def shutdown(self) -> bool:
         self.calls.append(("shutdown",))

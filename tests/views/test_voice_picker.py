@@ -1,0 +1,137 @@
+"""The Clone view's saved voices: picking one fills the reference and renders from its
+stored prompt; another clip or transcript leaves it; Save as voice asks the worker
+and picks the new voice once it is saved. The library is real, in the test's data
+folder: a writer (the worker's part) and the picker's own read-only reader."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings
+from studio_fakes import PLAYABLE, FakeController, FakePlayer
+
+from studio.library.voices import VoiceLibrary
+from studio.settings import Settings
+from studio.views.clone_view import CloneView
+from studio.views.main_window import MainWindow
+from studio.views.voice_picker import OWN_CLIP
+from studio.worker.jobs import VoiceSaveRequest
+from tests.library.library_helpers import make_prompt, write_clip
+
+
+@pytest.fixture
+def writer():
+    with VoiceLibrary() as library:
+        yield library
+
+
+@pytest.fixture
+def saved(writer, tmp_path):
+    """Two saved voices, created before the view opens."""
+    for name, text in (("Zoe", "Zoe's words."), ("adam", "Adam's words.")):
+        writer.create(name, write_clip(tmp_path / f"{name}.wav", 2.0), make_prompt(text=text))
+    return {voice.name: voice for voice in writer.list()}
+
+
+@pytest.fixture
+def view(qtbot):
+    view = CloneView(FakePlayer(), audio_status=PLAYABLE)
+    qtbot.addWidget(view)
+    yield view
+    view.voices.close_library()
+
+
+def items(view) -> list[str]:
+    combo = view.voices.voiceCombo
+    return [combo.itemText(i) for i in range(combo.count())]
+
+
+def generate(qtbot, view, text="Say this."):
+    view.form.set_text(text)
+    with qtbot.waitSignal(view.render_requested) as emitted:
+        view.form.generateButton.click()
+    return emitted.args[0]
+
+
+def pick(view, name: str) -> None:
+    combo = view.voices.voiceCombo
+    index = combo.findText(name)
+    combo.setCurrentIndex(index)
+    combo.activated.emit(index)
+
+
+def test_the_picker_lists_saved_voices_by_name_after_the_own_clip(view, saved):
+    view.voices.refresh()
+    assert items(view) == [OWN_CLIP, "adam", "Zoe"]
+
+
+def test_picking_a_voice_fills_the_reference_and_renders_from_it(qtbot, view, saved, writer):
+    view.voices.refresh()
+    pick(view, "Zoe")
+    zoe = saved["Zoe"]
+    assert view.reference.reference() == writer.clip_path(zoe.id)
+    assert view.reference.transcript() == "Zoe's words."
+    request = generate(qtbot, view)
+    assert request.voice_id == zoe.id and request.reference == writer.clip_path(zoe.id)
+    assert request.ref_text == "Zoe's words."
+    assert not view.voices.saveButton.isEnabled()  # it is a voice already
+
+
+def test_another_clip_or_transcript_leaves_the_voice(qtbot, view, saved, tmp_path):
+    view.voices.refresh()
+    pick(view, "Zoe")
+    view.reference.set_reference(write_clip(tmp_path / "mine.wav", 2.0, seed=4))
+    assert view.voices.voiceCombo.currentText() == OWN_CLIP
+    assert generate(qtbot, view).voice_id is None
+
+    pick(view, "adam")
+    assert generate(qtbot, view).voice_id == saved["adam"].id
+    view.reference.refTextEdit.setPlainText("Other words.")
+    assert view.voices.voiceCombo.currentText() == OWN_CLIP
+    assert generate(qtbot, view).voice_id is None
+
+
+def test_save_as_voice_asks_for_the_clip_transcript_and_name(qtbot, view, tmp_path):
+    save = view.voices.saveButton
+    assert not save.isEnabled()  # no clip yet
+    clip = write_clip(tmp_path / "mine.wav", 2.0)
+    view.reference.set_reference(clip)
+    view.reference.set_transcript("My words.")
+    assert not save.isEnabled()  # no name yet
+    qtbot.keyClicks(view.voices.nameEdit, "My voice")
+    assert save.isEnabled()
+    with qtbot.waitSignal(view.save_voice_requested) as emitted:
+        save.click()
+    request = emitted.args[0]
+    assert isinstance(request, VoiceSaveRequest)
+    assert (request.name, request.clip, request.transcript) == ("My voice", clip, "My words.")
+
+
+def test_a_saved_voice_is_listed_and_picked(qtbot, view, writer, tmp_path):
+    clip = write_clip(tmp_path / "mine.wav", 2.0)
+    view.reference.set_reference(clip)
+    view.reference.set_transcript("My words.")
+    view.voices.nameEdit.setText("Mine")
+    voice = writer.create("Mine", clip, make_prompt(text="My words."))  # what the worker does
+    view.voice_saved(voice.id)
+    assert view.voices.voiceCombo.currentText() == "Mine" and view.voices.nameEdit.text() == ""
+    assert "Saved the voice 'Mine'" in view.form.message_text()
+    assert generate(qtbot, view).voice_id == voice.id
+
+
+def test_the_window_sends_saves_to_the_worker_and_shows_a_refusal(qtbot, tmp_path):
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    controller = FakeController()
+    window = MainWindow(settings, controller, FakePlayer(), audio_status=PLAYABLE,
+                        accel_probe=lambda: {})
+    qtbot.addWidget(window)
+    clone = window.cloneView
+    clone.reference.set_reference(write_clip(tmp_path / "mine.wav", 2.0))
+    clone.voices.nameEdit.setText("Mine")
+    clone.voices.saveButton.click()
+    [(_, job, request)] = controller.named("save_voice")
+    assert request.name == "Mine" and not clone.voices.saveButton.isEnabled()  # while it saves
+    sentence = "A voice named 'Mine' already exists; choose another name."
+    controller.worker.failed.emit(job, sentence)
+    assert clone.form.message_text() == sentence
+    assert clone.voices.saveButton.isEnabled()  # try another name
+    window.cloneView.voices.close_library()

@@ -1,0 +1,151 @@
+"""Saved voices through the worker: it is their one writer, encodes a new voice once
+through the prompt cache, and renders a saved voice from its stored prompt."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import soundfile as sf
+
+from studio.engine.options import DecodeOptions, GenerationOptions
+from studio.library.takes import TakeLibrary
+from studio.library.voices import VoiceLibrary
+from studio.worker.jobs import LoadRequest, RenderRequest, VoiceSaveRequest
+from studio.worker.worker import InferenceWorker
+
+SAME = GenerationOptions(decode=DecodeOptions(num_step=4, position_temperature=0.0,
+                                              class_temperature=0.0))
+
+
+class Run:
+    """A worker on this thread (slots called directly), counting the engine's encodes."""
+
+    def __init__(self, engine, folder, monkeypatch):
+        self.worker = InferenceWorker(load_engine=lambda *a, **k: engine, data_dir=folder)
+        self.folder = folder
+        self.saved, self.failed, self.finished, self.changed, self.refused = [], [], [], [], []
+        self.worker.voice_saved.connect(lambda job, voice_id: self.saved.append(voice_id))
+        self.worker.failed.connect(lambda job, text: self.failed.append(text))
+        self.worker.finished.connect(lambda job, result: self.finished.append(result))
+        self.worker.voices_changed.connect(lambda: self.changed.append(1))
+        self.worker.voices_failed.connect(self.refused.append)
+        self.worker.load_model(LoadRequest(source="tiny", disk_cache=True))
+        self.encodes = 0
+        original = engine.create_prompt
+
+        def counting(*args, **kwargs):
+            self.encodes += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(engine, "create_prompt", counting)
+
+    def reader(self) -> VoiceLibrary:
+        return VoiceLibrary(self.folder, read_only=True)
+
+
+@pytest.fixture
+def run(engine, tmp_path, qapp, monkeypatch):
+    r = Run(engine, tmp_path / "data", monkeypatch)
+    yield r
+    r.worker.release()
+
+
+@pytest.fixture
+def clip(tmp_path, speech):
+    path = tmp_path / "me.wav"
+    sf.write(path, speech(3.0), 24000)
+    return path
+
+
+def test_save_encodes_once_and_a_render_reads_the_stored_prompt(run, clip):
+    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    assert run.failed == [] and len(run.saved) == 1 and run.changed == [1]
+    assert run.encodes == 1
+    with run.reader() as library:
+        voice = library.get(run.saved[0])
+        assert voice.name == "Me" and voice.transcript == "Some words here."
+        assert voice.cache_key in library.cache_keys()  # pruning spares its cache entry
+
+    request = RenderRequest("New words.", reference=clip, ref_text="Some words here.",
+                            voice_id=voice.id, seeds=(3,), options=SAME)
+    run.worker.render(2, request, threading.Event())
+    assert run.failed == []
+    [result] = run.finished
+    assert result.prompt_source == "disk" and run.encodes == 1  # no second encode
+    with TakeLibrary(run.folder, read_only=True) as takes:
+        [(key, label)] = takes.voices()
+        assert (key, label) == (voice.id, "Me")  # the take lists its voice by name
+
+
+def test_a_deleted_voice_renders_from_its_clip(run, clip):
+    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    run.worker.delete_voice(run.saved[0])
+    assert run.refused == [] and run.changed == [1, 1]
+    request = RenderRequest("New words.", reference=clip, ref_text="Some words here.",
+                            voice_id=run.saved[0], seeds=(3,), options=SAME)
+    run.worker.render(2, request, threading.Event())
+    assert run.failed == [] and run.finished[0].prompt_source in {"memory", "disk", "encoded"}
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda clip, tmp: VoiceSaveRequest("me", clip, "x"), "A voice named 'me' already exists"),
+    (lambda clip, tmp: VoiceSaveRequest("Short", _clip(tmp, 0.5), "x"), "too short for a voice"),
+    (lambda clip, tmp: VoiceSaveRequest("Text", _text(tmp), "x"), "is not audio"),
+    (lambda clip, tmp: VoiceSaveRequest("  ", clip, "x"), "The voice name is empty"),
+])
+def test_a_refused_save_is_one_sentence_and_writes_nothing(run, clip, tmp_path, make, says):
+    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    encodes, before = run.encodes, sorted(p.name for p in (run.folder / "voices").iterdir())
+    run.worker.save_voice(2, make(clip, tmp_path))
+    [sentence] = run.failed
+    assert says in sentence and "\n" not in sentence and sentence.endswith(".")
+    assert run.encodes == encodes and len(run.saved) == 1
+    assert sorted(p.name for p in (run.folder / "voices").iterdir()) == before
+    with run.reader() as library:
+        assert [v.name for v in library.list()] == ["Me"]
+
+
+def test_rename_clash_is_refused_through_voices_failed(run, clip):
+    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Words."))
+    run.worker.save_voice(2, VoiceSaveRequest("You", clip, "Words."))
+    run.worker.rename_voice(run.saved[1], "ME")
+    [sentence] = run.refused
+    assert "already exists" in sentence
+    with run.reader() as library:
+        assert sorted(v.name for v in library.list()) == ["Me", "You"]
+
+
+def _clip(folder, seconds):
+    import numpy as np
+
+    path = folder / f"clip-{seconds}.wav"
+    sf.write(path, np.sin(np.arange(int(seconds * 24000)) / 10).astype("float32") * 0.3, 24000)
+    return path
+
+
+def _text(folder):
+    path = folder / "notes.wav"
+    path.write_text("not audio")
+    return path
+
+
+def test_a_take_names_its_voice_as_it_is_called_now(run, clip):
+    from studio.views.takes_model import voice_text
+
+    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    voice_id = run.saved[0]
+    run.worker.render(2, RenderRequest("New words.", reference=clip, ref_text="Some words here.",
+                                       voice_id=voice_id, seeds=(3,), options=SAME),
+                      threading.Event())
+    take_id = run.finished[0].takes[0].take_id
+
+    def shown() -> str:
+        with TakeLibrary(run.folder, read_only=True) as takes:
+            return voice_text(takes.get(take_id))
+
+    assert shown() == "Me"
+    run.worker.rename_voice(voice_id, "Myself")
+    assert shown() == "Myself"
+    run.worker.delete_voice(voice_id)
+    assert shown() == "Me"  # the name it had when the take was rendered
