@@ -9,6 +9,7 @@ import importlib.util
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtGui import QImage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,8 +39,18 @@ def test_committed_pngs_are_what_the_svg_renders(qapp, tmp_path):
     written = render.render(target=tmp_path, sizes=(48, 128), ico=False)
     assert [p.name for p in written] == ["omnivoice-48.png", "omnivoice-128.png"]
     for path in written:
-        fresh, committed = QImage(str(path)), QImage(str(ROOT / "resources" / "icons" / path.name))
-        assert fresh == committed, f"{path.name} is stale: run packaging/render_icons.py"
+        fresh, committed = _pixels(path), _pixels(ROOT / "resources" / "icons" / path.name)
+        # Qt's rasteriser rounds a few edge pixels by one level differently on CPUs with
+        # and without AVX-512; a stale icon differs by far more.
+        assert fresh.shape == committed.shape, f"{path.name} is stale: run packaging/render_icons.py"
+        assert np.abs(fresh - committed).max() <= 1, \
+            f"{path.name} is stale: run packaging/render_icons.py"
+
+
+def _pixels(path: Path):
+    image = QImage(str(path)).convertToFormat(QImage.Format.Format_ARGB32)
+    data = np.frombuffer(image.constBits(), np.uint8, image.sizeInBytes()).astype(np.int16)
+    return data.reshape(image.height(), image.bytesPerLine())
 
 
 def test_the_app_icon_carries_every_size(qapp):

@@ -58,6 +58,7 @@ def main(out: Path) -> int:
 
     window.load_model()
     wait_for(controller.worker.model_loaded)
+    shoot_voices(app, window, controller, out, wait_for, work)
     window.show_view("design")
     window.designView.form.set_text("Good evening. The last train to Edinburgh leaves at half past nine.")
     window.designView.attributes.set_description("an elderly woman with a british accent")
@@ -130,6 +131,55 @@ def add_demo_takes(folder: Path, model_source: str) -> list[str]:
         library.rename(reads[0].id, "Close and bright")
         library.rename(reads[1].id, "Softer, further back")
     return [r.id for r in reads]
+
+
+VOICES = (  # name, tags, transcript: a library a studio user might have after a month
+    ("Narrator, warm", "narrator, calm", "It was the best of times, it was the worst of times."),
+    ("Narrator, brisk", "narrator", "Chapter one. The harbour was empty by nine."),
+    ("News anchor", "news", "Good evening, here are tonight's headlines."),
+    ("Podcast host", "podcast, casual", "Welcome back, everyone, to another episode."),
+    ("Grandma Rose", "family, elderly", "Come in, dear, the kettle's on."),
+    ("Sam (me)", "me", "This is my own voice, recorded at my desk."),
+    ("Trailer voice", "promo, deep", "In a world where nothing is as it seems."),
+    ("Audiobook narrator", "narrator, audiobook", "She closed the book and looked outside."),
+    ("Tutor", "education, calm", "Let's work through the second example together."),
+    ("Game NPC blacksmith", "game", "Bring me iron and I'll make you a blade."),
+    ("Customer support", "support, friendly", "Thanks for calling, how can I help today?"),
+    ("Whispered ASMR", "asmr, whisper", "Relax your shoulders and breathe slowly."),
+)
+
+
+def shoot_voices(app, window, controller, out: Path, wait_for, work: Path) -> None:
+    """The Voices view empty, with a dozen saved voices, and with a search active."""
+    import soundfile as sf
+
+    from studio.worker.jobs import VoiceSaveRequest
+
+    window.show_view("voices")
+    app.processEvents()
+    for name, grab in (("voices-empty", window),):
+        grab.grab().save(str(out / f"studio-{name}.png"))
+        print(out / f"studio-{name}.png")
+    clips = work / "clips"
+    clips.mkdir(exist_ok=True)
+    for n, (name, tags, text) in enumerate(VOICES):
+        audio, rate = speech_like(3.0 + (n % 5), -20.0, seed=40 + n)
+        clip = clips / f"voice-{n}.wav"
+        sf.write(clip, audio, rate)
+        controller.save_voice(VoiceSaveRequest(name, clip, text, tags=tuple(
+            t.strip() for t in tags.split(","))))
+        wait_for(controller.worker.voice_saved)
+    app.processEvents()
+    view = window.voicesView
+    view.refresh(select=view.model.entry(0).voice.id)
+    app.processEvents()
+    window.grab().save(str(out / "studio-voices.png"))
+    print(out / "studio-voices.png")
+    view.searchEdit.setText("narrator")
+    app.processEvents()
+    window.grab().save(str(out / "studio-voices-search.png"))
+    print(out / "studio-voices-search.png")
+    view.searchEdit.clear()
 
 
 def shoot_takes(app, window, controller, out: Path, wait_for, reads: list[str]) -> None:

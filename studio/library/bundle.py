@@ -30,19 +30,20 @@ from pathlib import Path
 
 import torch
 
-from studio.atomic import atomic_write
 from studio.engine.errors import UserError
 from studio.engine.prompt import VoicePrompt
 from studio.library import fields
+from studio.library.bundle_file import (
+    FORMAT,
+    MANIFEST,
+    MAX_MANIFEST_BYTES,
+    SUFFIX,
+    VERSION,
+    write_bundle,
+)
 from studio.library.clips import is_readable_audio
 from studio.library.voices import PROMPT_FILE, Voice, VoiceLibrary
 
-FORMAT = "omnivoice-desktop-voice"
-VERSION = 1
-SUFFIX = ".ovoice"
-MANIFEST = "manifest.json"
-
-MAX_MANIFEST_BYTES = 64 * 1024  # the field limits keep a real manifest under ~52 KB
 MAX_CLIP_BYTES = fields.MAX_CLIP_BYTES  # 50 MB, the same limit as saving a voice
 MAX_PROMPT_BYTES = 20 * fields.MB  # a minute of 8-codebook tokens is ~100 KB
 MAX_TOTAL_BYTES = MAX_CLIP_BYTES + MAX_PROMPT_BYTES + MAX_MANIFEST_BYTES  # all members, unpacked
@@ -137,43 +138,7 @@ def export_voice(library: VoiceLibrary, voice_id: str, dest: str | Path) -> Path
             "create the voice again from its reference clip."
         ) from None
 
-    manifest = {
-        "format": FORMAT,
-        "version": VERSION,
-        "name": voice.name,
-        "transcript": voice.transcript,
-        "instruct": voice.instruct,
-        "seed": voice.seed,
-        "tags": list(voice.tags),
-        "language": voice.language,
-        "created": fields.format_time(voice.created),
-        "files": {
-            "clip": _file_entry(voice.clip, clip_data),
-            "prompt": _file_entry(PROMPT_FILE, prompt_data),
-        },
-    }
-    manifest_data = json.dumps(manifest, ensure_ascii=False, indent=2).encode("utf-8")
-    if len(manifest_data) > MAX_MANIFEST_BYTES:  # the field limits make this unreachable
-        raise UserError(
-            f"The voice '{voice.name}' cannot be exported because its details are too long; "
-            "shorten its transcript or voice design."
-        )
-    try:
-        with atomic_write(target) as handle:
-            with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-                archive.writestr(MANIFEST, manifest_data)
-                archive.writestr(voice.clip, clip_data)
-                archive.writestr(PROMPT_FILE, prompt_data)
-    except OSError as exc:
-        raise UserError(
-            f"Cannot write the voice file {target} ({exc.strerror or exc}); "
-            "choose another folder or free some disk space."
-        ) from None
-    return target
-
-
-def _file_entry(name: str, data: bytes) -> dict:
-    return {"name": name, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+    return write_bundle(voice, clip_data, prompt_data, target)
 
 
 # ---------------------------------------------------------------------------

@@ -103,8 +103,15 @@ CREATE INDEX takes_by_created ON takes (created);
 CREATE INDEX takes_by_voice ON takes (voice_key);
 """
 
+_V3_VOICE_USE = """
+ALTER TABLE voices ADD COLUMN notes TEXT NOT NULL DEFAULT '';
+ALTER TABLE voices ADD COLUMN last_used TEXT;  -- ISO 8601, UTC; NULL until a take uses it
+ALTER TABLE voices ADD COLUMN use_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE voices ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;  -- restorable until purged
+"""
+
 # Version n + 1 is MIGRATIONS[n]. Append; never edit or reorder.
-MIGRATIONS: tuple[str, ...] = (_V1_VOICES, _V2_TAKES)
+MIGRATIONS: tuple[str, ...] = (_V1_VOICES, _V2_TAKES, _V3_VOICE_USE)
 
 
 def split_statements(script: str) -> list[str]:

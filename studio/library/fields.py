@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 MAX_NAME_CHARS = 100
 MAX_TRANSCRIPT_CHARS = 10_000
 MAX_INSTRUCT_CHARS = 1_000
+MAX_NOTES_CHARS = 10_000
 MAX_TAGS = 32
 MAX_TAG_CHARS = 50
 MAX_LANGUAGE_CHARS = 64
@@ -79,6 +80,19 @@ def _optional_text(value: object, what: str, limit: int, fix: str) -> str | None
     if len(value) > limit:
         raise InvalidField(f"the {what} is longer than {limit} characters", fix)
     return value or None
+
+
+def clean_notes(value: object) -> str:
+    """A voice's notes: free text, stripped (None clears them)."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidField("the voice notes are not text", "type the notes again")
+    value = value.strip()
+    if len(value) > MAX_NOTES_CHARS:
+        raise InvalidField(f"the voice notes are longer than {MAX_NOTES_CHARS:,} characters",
+                           "shorten them")
+    return value
 
 
 def clean_instruct(value: object) -> str | None:

@@ -60,7 +60,8 @@ class ReadOnlyLibrary(RuntimeError):
 
 
 # Every take read names its saved voice as it is called now (renamed voices follow).
-_SELECT = "SELECT *, (SELECT name FROM voices v WHERE v.id = takes.voice_key) AS voice_now FROM takes"
+_SELECT = ("SELECT *, (SELECT name FROM voices v WHERE v.id = takes.voice_key AND v.deleted = 0)"
+           " AS voice_now FROM takes")
 
 @dataclass(frozen=True)
 class TakeSettings:
@@ -245,7 +246,7 @@ class TakeLibrary:
         rows = self._db.query(
             "SELECT t.voice_key AS key, t.voice_label AS label, v.name AS current,"
             " MAX(t.created) AS latest"
-            " FROM takes t LEFT JOIN voices v ON v.id = t.voice_key"
+            " FROM takes t LEFT JOIN voices v ON v.id = t.voice_key AND v.deleted = 0"
             " WHERE t.deleted = 0 GROUP BY t.voice_key ORDER BY latest DESC"
         )
         out = []

@@ -9,6 +9,9 @@ A crash between the rename and the commit can leave a folder without a row; such
 orphans (and stale temp folders) are swept when a library opens.
 
 Deleting removes the row first (the voice is gone for the user), then the folder.
+The studio deletes ``undoable``: the row is marked and its name freed, the files
+stay, and :meth:`undelete` brings it back until :meth:`purge_deleted` (the next
+session's start) removes it for good.
 
 Threading: as for :mod:`studio.library.db`, a ``VoiceLibrary`` belongs to one thread.
 The studio's worker thread writes; the GUI reads through a ``read_only`` one, which
@@ -53,8 +56,10 @@ _UPDATABLE = MappingProxyType(
         "tags": fields.clean_tags,
         "language": fields.clean_language,
         "cache_key": fields.clean_cache_key,
+        "notes": fields.clean_notes,
     }
 )
+_LISTED = "deleted = 0"  # what every read sees: an undoable delete hides the voice
 
 
 class ReadOnlyVoices(RuntimeError):
@@ -78,6 +83,9 @@ class Voice:
     updated: datetime  # UTC
     clip: str  # the clip's file name inside the voice's folder, e.g. "clip.wav"
     cache_key: str | None  # the prompt cache's key for the reference clip, if any
+    notes: str = ""
+    last_used: datetime | None = None  # UTC; when a take last used it
+    use_count: int = 0  # how many renders used it
 
 
 def _voice_from_row(row: sqlite3.Row) -> Voice:
@@ -93,6 +101,9 @@ def _voice_from_row(row: sqlite3.Row) -> Voice:
         updated=fields.parse_time(row["updated"]),
         clip=row["clip"],
         cache_key=row["cache_key"],
+        notes=row["notes"],
+        last_used=fields.parse_time(row["last_used"]) if row["last_used"] else None,
+        use_count=row["use_count"],
     )
 
 
@@ -147,7 +158,8 @@ class VoiceLibrary:
     def get(self, voice_id: str) -> Voice:
         rows = []
         if fields.is_voice_id(voice_id):  # checked before the id ever becomes a path
-            rows = self._db.query("SELECT * FROM voices WHERE id = ?", (voice_id,))
+            rows = self._db.query(f"SELECT * FROM voices WHERE id = ? AND {_LISTED}",
+                                  (voice_id,))
         if not rows:
             raise VoiceNotFound(
                 f"The voice {voice_id!r} is not in the library (it may have been deleted); "
@@ -157,7 +169,7 @@ class VoiceLibrary:
 
     def find(self, name: str) -> Voice:
         """The voice called ``name``, ignoring case (names are unique that way)."""
-        rows = self._db.query("SELECT * FROM voices WHERE name_key = ?",
+        rows = self._db.query(f"SELECT * FROM voices WHERE name_key = ? AND {_LISTED}",
                               (fields.name_key(" ".join(str(name).split())),))
         if not rows:
             raise VoiceNotFound(
@@ -167,11 +179,11 @@ class VoiceLibrary:
 
     def name_taken(self, name: str) -> bool:
         return bool(self._db.query("SELECT 1 FROM voices WHERE name_key = ?",
-                                   (fields.name_key(name),)))
+                                   (fields.name_key(" ".join(name.split())),)))
 
     def list(self) -> list[Voice]:
         """Every saved voice, newest first."""
-        rows = self._db.query("SELECT * FROM voices ORDER BY created DESC, rowid DESC")
+        rows = self._db.query(f"SELECT * FROM voices WHERE {_LISTED} ORDER BY created DESC, rowid DESC")
         return [_voice_from_row(row) for row in rows]
 
     def search(self, query: str) -> list[Voice]:
@@ -212,7 +224,7 @@ class VoiceLibrary:
             base = fields.clean_name(name)
         except fields.InvalidField as exc:
             raise _user_error(exc) from None
-        taken = {row[0] for row in self._db.query("SELECT name_key FROM voices")}
+        taken = {row[0] for row in self._db.query(f"SELECT name_key FROM voices WHERE {_LISTED}")}
         candidate, n = base, 1
         while fields.name_key(candidate) in taken:
             n += 1
@@ -369,7 +381,7 @@ class VoiceLibrary:
         return self.get(voice.id)
 
     def update(self, voice_id: str, **changes: object) -> Voice:
-        """Change any of instruct, seed, tags, language, cache_key (None clears one)."""
+        """Change any of instruct, seed, tags, language, cache_key, notes (None clears one)."""
         unknown = set(changes) - set(_UPDATABLE)
         if unknown:
             raise TypeError(f"VoiceLibrary.update() cannot change {', '.join(sorted(unknown))}")
@@ -389,17 +401,91 @@ class VoiceLibrary:
             conn.execute(f"UPDATE voices SET {assignments} WHERE id = :id", {**values, "id": voice.id})
         return self.get(voice.id)
 
-    def delete(self, voice_id: str) -> None:
+    def delete(self, voice_id: str, undoable: bool = False) -> None:
         """Remove the voice: the row first (atomic for the user), then its folder.
 
-        A folder that cannot be removed now (a file held open elsewhere) is an
-        orphan that a later :meth:`sweep_orphans` removes.
+        ``undoable`` only hides the row and frees the name; the files stay until
+        :meth:`purge_deleted`. A folder that cannot be removed now (a file held open
+        elsewhere) is an orphan that a later :meth:`sweep_orphans` removes.
         """
         self._check_writable()
         voice = self.get(voice_id)
         with self._db.transaction() as conn:
-            conn.execute("DELETE FROM voices WHERE id = ?", (voice.id,))
-        shutil.rmtree(self.voices_dir / voice.id, ignore_errors=True)
+            if undoable:  # the id keeps the freed name key unique
+                conn.execute("UPDATE voices SET deleted = 1, name_key = ? WHERE id = ?",
+                             (f"{voice.id}:deleted", voice.id))
+            else:
+                conn.execute("DELETE FROM voices WHERE id = ?", (voice.id,))
+        if not undoable:
+            shutil.rmtree(self.voices_dir / voice.id, ignore_errors=True)
+
+    def undelete(self, voice_id: str) -> Voice:
+        """Bring back a voice deleted ``undoable`` in this session."""
+        self._check_writable()
+        rows = self._db.query("SELECT name FROM voices WHERE id = ? AND deleted = 1",
+                              (str(voice_id),))
+        if not rows:
+            raise VoiceNotFound("The deleted voice cannot be restored any more; save it again "
+                                "from its clip.")
+        name = rows[0][0]
+        if self.name_taken(name):
+            raise UserError(f"The voice '{name}' cannot be restored because another voice has "
+                            "its name now; rename that one first.")
+        with self._db.transaction() as conn:
+            conn.execute("UPDATE voices SET deleted = 0, name_key = ? WHERE id = ?",
+                         (fields.name_key(name), voice_id))
+        return self.get(voice_id)
+
+    def purge_deleted(self) -> int:
+        """Remove the voices deleted ``undoable`` for good; returns how many went."""
+        self._check_writable()
+        ids = [row[0] for row in self._db.query("SELECT id FROM voices WHERE deleted = 1")]
+        if ids:
+            with self._db.transaction() as conn:
+                conn.execute("DELETE FROM voices WHERE deleted = 1")
+            for voice_id in ids:
+                shutil.rmtree(self.voices_dir / voice_id, ignore_errors=True)
+        return len(ids)
+
+    def set_transcript(self, voice_id: str, transcript: str) -> Voice:
+        """A corrected transcript: the prompt is rewritten with it (the tokens stay: they
+        come from the audio), and the old cache key no longer describes the voice."""
+        from studio.engine.prompt import VoicePrompt
+
+        self._check_writable()
+        voice = self.get(voice_id)
+        try:
+            text = fields.clean_transcript(transcript)
+        except fields.InvalidField as exc:
+            raise _user_error(exc) from None
+        if not text.strip():
+            raise UserError("The transcript is empty; type what the voice's clip says.")
+        prompt = self.load_prompt(voice.id)
+        try:
+            VoicePrompt(prompt.tokens, text, prompt.rms).save(self.prompt_path(voice.id))
+        except OSError as exc:
+            raise UserError(f"The voice '{voice.name}' cannot be changed because its folder cannot "
+                            f"be written ({exc.strerror or exc}); check the data folder.") from None
+        with self._db.transaction() as conn:
+            conn.execute("UPDATE voices SET transcript = ?, cache_key = NULL, updated = ? "
+                         "WHERE id = ?", (text, fields.format_time(fields.now()), voice.id))
+        return self.get(voice.id)
+
+    def duplicate(self, voice_id: str) -> Voice:
+        """A copy under the first free "<name> copy" name: files and details, not its use."""
+        voice = self.get(voice_id)
+        clip = self.clip_path(voice.id)
+        copy = self.create(self.unique_name(f"{voice.name} copy"), clip, self.load_prompt(voice.id),
+                           transcript=voice.transcript, instruct=voice.instruct, seed=voice.seed,
+                           tags=voice.tags, language=voice.language, cache_key=voice.cache_key)
+        return self.update(copy.id, notes=voice.notes) if voice.notes else copy
+
+    def record_use(self, voice_id: str) -> None:
+        """A render used the voice (the Voices view sorts by recent and most used)."""
+        self._check_writable()
+        with self._db.transaction() as conn:
+            conn.execute("UPDATE voices SET last_used = ?, use_count = use_count + 1 WHERE id = ?",
+                         (fields.format_time(fields.now()), str(voice_id)))
 
     def sweep_orphans(self, min_age_s: float = ORPHAN_AGE_S) -> int:
         """Remove temp folders and voice folders without a row, older than ``min_age_s``

@@ -160,6 +160,22 @@ class CloneView(JobSlots, QWidget):
             preprocess=self.form.preprocessCheck.isChecked(),
             language=self.form.languagePicker.language()))
 
+    def pick_voice(self, voice_id: str) -> None:
+        """Render in a saved voice (the Voices view's Use in Clone)."""
+        self.voices.refresh(select=voice_id)
+
+    def start_voice(self, clip: Path, name: str | None = None,
+                    transcript: str | None = None) -> None:
+        """A clip to save as a new voice: loaded, its transcript in, the name field ready."""
+        self._drop_voice()
+        if not self.reference.set_reference(clip):
+            return
+        if transcript:
+            self.reference.set_transcript(transcript)
+        self.voices.nameEdit.setText((name or clip.stem.replace("_", " ")).strip()[:80])
+        self.voices.nameEdit.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.voices.nameEdit.selectAll()
+
     def voice_save_failed(self, sentence: str) -> None:
         self.form.show_message(sentence)
         self._refresh_save()

@@ -33,16 +33,18 @@ from studio.views.help_menu import install_help_menu
 from studio.views.settings_view import SettingsView
 from studio.views.status_bar import StatusBar
 from studio.views.takes_panel import TakesPanel
+from studio.views.voices_view import VoicesView
 from studio.views.widgets.labels import heading_label, hint_label
 from studio.worker.jobs import AccelState, LoadRequest, ModelInfo, RenderRequest, RenderResult
 
 VIEW_MIN_WIDTH = 520  # the pages fit this (tests/views/test_page_widths.py): none is cut off
-VIEWS = ("clone", "design", "settings")
-VIEW_TITLES = {"clone": "Clone", "design": "Design", "settings": "Settings"}
+VIEWS = ("clone", "design", "voices", "settings")
+VIEW_TITLES = {"clone": "Clone", "design": "Design", "voices": "Voices", "settings": "Settings"}
 VIEW_TIPS = {
     "clone": "Clone a voice from a reference clip (Ctrl+1)",
     "design": "Design a voice from attributes (Ctrl+2)",
-    "settings": "Model, acceleration, cache, audio and data folder (Ctrl+3)",
+    "voices": "Your saved voices: search, play, edit, import and export (Ctrl+3)",
+    "settings": "Model, acceleration, cache, audio and data folder (Ctrl+4)",
 }
 DEFAULT_SIZE = QSize(1280, 800)
 SIDEBAR_WIDTH = 176
@@ -104,6 +106,7 @@ class MainWindow(QMainWindow):
 
         self.cloneView = CloneView(player, recorder=recorder, audio_status=audio_status)
         self.designView = DesignView(player, recorder=recorder, audio_status=audio_status)
+        self.voicesView = VoicesView(player)
         session = {"model/source": ("--model", model_override)} if model_override else None
         self.settingsView = SettingsView(settings, audio_status=audio_status,
                                          session_overrides=session, probe=accel_probe)
@@ -116,6 +119,7 @@ class MainWindow(QMainWindow):
         self.statusBarWidget.set_accel_requested(settings.value("accel/mode"))
         self._setting_changed("audio/output_device")
         self._restore()
+        self.voicesView.refresh()
         for problem in settings.problems():  # a mistyped OMNIVOICE_* variable: said, not fatal
             self.show_notice(problem)
 
@@ -131,7 +135,8 @@ class MainWindow(QMainWindow):
         self.sidebar.setFont(font)
         self.stack = QStackedWidget()
         self.stack.setObjectName("viewStack")
-        for name, view in zip(VIEWS, (self.cloneView, self.designView, self.settingsView)):
+        views = (self.cloneView, self.designView, self.voicesView, self.settingsView)
+        for name, view in zip(VIEWS, views):
             item = QListWidgetItem(VIEW_TITLES[name])
             item.setToolTip(VIEW_TIPS[name])
             item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{VIEW_TITLES[name]} view")
@@ -204,10 +209,25 @@ class MainWindow(QMainWindow):
         self.takesPanel.message.connect(self.statusBarWidget.show_message)
         self.takesPanel.rerender_requested.connect(self._rerender)
         self.takesPanel.copy_settings_requested.connect(self._copy_settings)
+        self.takesPanel.use_as_voice_requested.connect(self._take_as_voice)
         worker.takes_failed.connect(self._takes_failed)
         worker.voice_saved.connect(self._voice_saved)
         worker.voices_changed.connect(self._voices_changed)
-        worker.voices_failed.connect(self.statusBarWidget.show_error)
+        worker.voices_failed.connect(self._voices_failed)
+        worker.voices_note.connect(self.statusBarWidget.show_message)
+        voices = self.voicesView
+        voices.rename_requested.connect(self._controller.rename_voice)
+        voices.transcript_requested.connect(self._controller.set_voice_transcript)
+        voices.update_requested.connect(self._controller.update_voice)
+        voices.duplicate_requested.connect(self._controller.duplicate_voice)
+        voices.delete_requested.connect(self._controller.delete_voice)
+        voices.undelete_requested.connect(self._controller.undelete_voice)
+        voices.import_requested.connect(self._controller.import_voice)
+        voices.export_requested.connect(self._controller.export_voice)
+        voices.use_requested.connect(self._use_voice)
+        voices.new_voice_requested.connect(self._new_voice)
+        voices.show_takes_requested.connect(self._show_voice_takes)
+        voices.play_failed.connect(self.statusBarWidget.show_error)
         self._uncaught.connect(self._show_uncaught)
 
     # ------------------------------------------------------------------ views
@@ -286,7 +306,33 @@ class MainWindow(QMainWindow):
     @Slot()
     def _voices_changed(self) -> None:
         self.cloneView.voices.refresh()
+        self.voicesView.refresh()
         self.takesPanel.refresh()  # takes name their saved voice
+
+    @Slot(str)
+    def _voices_failed(self, sentence: str) -> None:
+        self.voicesView.refresh()  # drop what the view showed of the refused edit
+        self.statusBarWidget.show_error(sentence)
+
+    def _use_voice(self, voice) -> None:
+        self.show_view("clone")
+        self.cloneView.pick_voice(voice.id)
+
+    def _new_voice(self, clip: Path) -> None:
+        """An audio clip dropped on the Voices view: the Clone view, ready to name it."""
+        self.show_view("clone")
+        self.cloneView.start_voice(clip)
+
+    def _take_as_voice(self, take) -> None:
+        """A take's audio and text as the Clone reference, named like the take, ready to be
+        saved: how a designed voice stops drifting from line to line."""
+        self.show_view("clone")
+        name = take.name or f"{take.settings.instruct or 'Designed voice'}, seed {take.settings.seed}"
+        self.cloneView.start_voice(take.audio_path, name=name, transcript=take.settings.text)
+
+    def _show_voice_takes(self, voice_id: str) -> None:
+        if not self.takesPanel.filter_voice(voice_id):
+            self.statusBarWidget.show_message("No takes have been rendered in this voice yet.")
 
     @Slot(str)
     def _accel_requested(self, mode: str) -> None:

@@ -51,6 +51,7 @@ class TakeDetail(QFrame):
     export_clicked = Signal()
     compare_clicked = Signal()
     delete_clicked = Signal()
+    use_as_voice_clicked = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -129,6 +130,10 @@ class TakeDetail(QFrame):
                                     "Compare the two selected takes, loudness-matched")
         self.deleteButton = action("deleteButton", "Delete",
                                    "Delete the selected takes (Delete; Ctrl+Z brings them back)")
+        self.useAsVoiceButton = action(
+            "useAsVoiceButton", "Use as voice",
+            "Make this take's audio and text the Clone reference, ready to save as a voice: "
+            "how a designed voice is kept the same from line to line")
 
         top = QHBoxLayout()
         top.setSpacing(4)
@@ -145,6 +150,7 @@ class TakeDetail(QFrame):
         for i, button in enumerate((self.rerenderButton, self.varyButton, self.copyButton,
                                     self.exportButton, self.compareButton, self.deleteButton)):
             grid.addWidget(button, i // 3, i % 3)
+        grid.addWidget(self.useAsVoiceButton, 2, 0, 1, 3)
 
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 4, 0, 0)
@@ -167,6 +173,8 @@ class TakeDetail(QFrame):
         self.rerenderButton.clicked.connect(lambda _checked=False: self.rerender_clicked.emit(False))
         self.varyButton.clicked.connect(lambda _checked=False: self.rerender_clicked.emit(True))
         self.copyButton.clicked.connect(lambda _checked=False: self.copy_clicked.emit())
+        self.useAsVoiceButton.clicked.connect(
+            lambda _checked=False: self.use_as_voice_clicked.emit())
         self.exportButton.clicked.connect(lambda _checked=False: self.export_clicked.emit())
         self.compareButton.clicked.connect(lambda _checked=False: self.compare_clicked.emit())
         self.deleteButton.clicked.connect(lambda _checked=False: self.delete_clicked.emit())
@@ -212,6 +220,8 @@ class TakeDetail(QFrame):
         self.notesEdit.setReadOnly(not editable)
         for button in (self.rerenderButton, self.varyButton, self.copyButton, self.exportButton):
             button.setEnabled(take is not None)
+        # The voice is made from the take's audio file: a take kept only in memory has none.
+        self.useAsVoiceButton.setEnabled(take is not None and not is_unsaved(take.id))
         self.compareButton.setEnabled(count == 2)
         self.compareButton.setToolTip(
             "Compare the two selected takes, loudness-matched" if count == 2 else

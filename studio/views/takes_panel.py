@@ -77,6 +77,7 @@ class TakesPanel(QWidget):
     message = Signal(str)  # an information sentence, for the status bar
     rerender_requested = Signal(object, int)  # Take, seed
     copy_settings_requested = Signal(object)  # Take
+    use_as_voice_requested = Signal(object)  # Take: its audio and text become a Clone reference
 
     def __init__(self, player=None, *, controller=None, library=None, audio_status=None,
                  parent: QWidget | None = None):
@@ -225,6 +226,8 @@ class TakesPanel(QWidget):
         self.detail.notes_committed.connect(self._save_notes)
         self.detail.rerender_clicked.connect(lambda vary: self.rerender(vary=vary))
         self.detail.copy_clicked.connect(self.copy_settings)
+        self.detail.use_as_voice_clicked.connect(
+            lambda: self.current_take() and self.use_as_voice_requested.emit(self.current_take()))
         self.detail.export_clicked.connect(self.export_selected)
         self.detail.compare_clicked.connect(self.compare)
         self.detail.delete_clicked.connect(self.delete_selected)
@@ -268,6 +271,15 @@ class TakesPanel(QWidget):
         self.select_ids(selected, current=current.id if current else None)
         if not self.selected_takes() and self.model.rowCount():
             self.select_ids([self.model.take(0).id])  # the newest take, ready for Space
+
+    def filter_voice(self, key: str) -> bool:
+        """Show only the takes of one voice (a saved voice's id); False when it has none."""
+        self.refresh()
+        index = self.voiceCombo.findData(key)
+        if index < 0:
+            return False
+        self.voiceCombo.setCurrentIndex(index)
+        return True
 
     def _refresh_voices(self, library) -> None:
         voices = library.voices() if library is not None else []

@@ -56,6 +56,12 @@ class WorkerController(QObject):
     _save_voice = Signal(int, object)
     _rename_voice = Signal(str, str)
     _delete_voice = Signal(str)
+    _undelete_voice = Signal(str)
+    _update_voice = Signal(str, object)
+    _set_voice_transcript = Signal(str, str)
+    _duplicate_voice = Signal(str)
+    _import_voice = Signal(object)
+    _export_voice = Signal(object, object)
     # Re-emitted from the worker (on the main thread): the take library changed.
     takes_changed = Signal()
     # Re-emitted from the worker after each model load attempt: {mode: (available, reason)},
@@ -87,6 +93,12 @@ class WorkerController(QObject):
         self._save_voice.connect(self.worker.save_voice)
         self._rename_voice.connect(self.worker.rename_voice)
         self._delete_voice.connect(self.worker.delete_voice)
+        self._undelete_voice.connect(self.worker.undelete_voice)
+        self._update_voice.connect(self.worker.update_voice)
+        self._set_voice_transcript.connect(self.worker.set_voice_transcript)
+        self._duplicate_voice.connect(self.worker.duplicate_voice)
+        self._import_voice.connect(self.worker.import_voice)
+        self._export_voice.connect(self.worker.export_voice)
         self.worker.takes_changed.connect(self.takes_changed)
         self.worker.accel_availability.connect(self.accel_availability)
         for done in (self.worker.finished, self.worker.failed, self.worker.cancelled,
@@ -134,6 +146,24 @@ class WorkerController(QObject):
 
     def delete_voice(self, voice_id: str) -> None:
         self._delete_voice.emit(voice_id)
+
+    def undelete_voice(self, voice_id: str) -> None:
+        self._undelete_voice.emit(voice_id)
+
+    def update_voice(self, voice_id: str, changes: dict) -> None:
+        self._update_voice.emit(voice_id, dict(changes))
+
+    def set_voice_transcript(self, voice_id: str, transcript: str) -> None:
+        self._set_voice_transcript.emit(voice_id, transcript)
+
+    def duplicate_voice(self, voice_id: str) -> None:
+        self._duplicate_voice.emit(voice_id)
+
+    def import_voice(self, bundle: Path) -> None:
+        self._import_voice.emit(Path(bundle))
+
+    def export_voice(self, voice_id: str, target: Path) -> None:
+        self._export_voice.emit(voice_id, Path(target))
 
     # Take library edits: the worker thread holds the one writer. Each ends in
     # worker.takes_changed (re-emitted as takes_changed) or worker.takes_failed(sentence).

@@ -56,6 +56,7 @@ class InferenceWorker(QObject):
     voice_saved = Signal(int, str)  # job, the new voice's id
     voices_changed = Signal()  # after any write to the saved voices
     voices_failed = Signal(str)  # a voice edit was refused: one sentence
+    voices_note = Signal(str)  # a voice edit done that the status bar says (import, delete...)
     released = Signal()  # the model is dropped and the library closed: the last job ran
 
     def __init__(self, load_engine=None, data_dir: Path | None = None, accel_platform=None):
@@ -253,6 +254,8 @@ class InferenceWorker(QObject):
             self.failed.emit(job, INTERNAL_ERROR)
             return
         seconds = time.perf_counter() - started
+        if voice is not None:
+            self._edit_voices(lambda library: library.record_use(voice.id))
         try:
             batch, ids = self._keep_takes(request, renders, seconds, sha, warnings)
         except Exception:  # the audio still reaches the user, unsaved
@@ -389,8 +392,14 @@ class InferenceWorker(QObject):
         self.voices_changed.emit()
         self.voice_saved.emit(job, voice.id)
 
-    def _edit_voices(self, change) -> None:
-        self._edit(self.voice_library, change, self.voices_changed, self.voices_failed)
+    def _edit_voices(self, change, note=None) -> None:
+        """``note(result)``: the sentence to say once ``change`` returned ``result``."""
+        def said(library):
+            result = change(library)
+            if note is not None:
+                self.voices_note.emit(note(result))
+
+        self._edit(self.voice_library, said, self.voices_changed, self.voices_failed)
 
     @Slot(str, str)
     def rename_voice(self, voice_id: str, name: str) -> None:
@@ -398,7 +407,47 @@ class InferenceWorker(QObject):
 
     @Slot(str)
     def delete_voice(self, voice_id: str) -> None:
-        self._edit_voices(lambda library: library.delete(voice_id))
+        """Undoable for the session (the takes panel's undo bar works the same way)."""
+        self._edit_voices(lambda library: library.delete(voice_id, undoable=True))
+
+    @Slot(str)
+    def undelete_voice(self, voice_id: str) -> None:
+        self._edit_voices(lambda library: library.undelete(voice_id),
+                          lambda voice: f"Restored the voice '{voice.name}'.")
+
+    @Slot(str, object)
+    def update_voice(self, voice_id: str, changes) -> None:
+        """``changes``: any of tags, notes, language (see VoiceLibrary.update)."""
+        self._edit_voices(lambda library: library.update(voice_id, **dict(changes)))
+
+    @Slot(str, str)
+    def set_voice_transcript(self, voice_id: str, transcript: str) -> None:
+        self._edit_voices(lambda library: library.set_transcript(voice_id, transcript))
+
+    @Slot(str)
+    def duplicate_voice(self, voice_id: str) -> None:
+        self._edit_voices(lambda library: library.duplicate(voice_id),
+                          lambda copy: f"Saved a copy as '{copy.name}'.")
+
+    @Slot(object)
+    def import_voice(self, bundle: Path) -> None:
+        """An .ovoice file, checked whole before anything is written; a taken name gets
+        " (2)" (the command line refuses it instead, and suggests --rename)."""
+        from studio.library.bundle import import_voice
+
+        def imported(library):
+            spec = self.engine.info.audio if self.engine is not None else None
+            return import_voice(library, bundle, codebooks=spec.codebooks if spec else None,
+                                codebook_size=spec.mask_id if spec else None)
+
+        self._edit_voices(imported, lambda voice: f"Imported the voice '{voice.name}'.")
+
+    @Slot(object, object)
+    def export_voice(self, voice_id: str, target: Path) -> None:
+        from studio.library.bundle import export_voice
+
+        self._edit_voices(lambda library: export_voice(library, voice_id, target),
+                          lambda path: f"Exported the voice to {path}.")
 
     # ---------------------------------------------------------------- takes
 
@@ -411,6 +460,7 @@ class InferenceWorker(QObject):
             return
         self._purged = True
         self._edit_takes(lambda library: (library.purge_deleted(), library.prune(days)))
+        self._edit_voices(lambda library: library.purge_deleted())  # undo lasts one session
 
     def _edit_takes(self, change) -> None:
         self._edit(self.keeper.library, change, self.takes_changed, self.takes_failed)

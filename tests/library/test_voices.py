@@ -252,3 +252,68 @@ def test_sweep_removes_old_orphans_only(library, make_clip):
         os.utime(folder, (old, old))
     assert library.sweep_orphans() == 2
     assert sorted(p.name for p in library.voices_dir.iterdir()) == sorted([kept.id, fresh.name])
+
+
+def test_an_undoable_delete_hides_the_voice_frees_its_name_and_comes_back(library, make_clip):
+    voice = library.create("Narrator", make_clip(), make_prompt())
+    library.delete(voice.id, undoable=True)
+    assert library.list() == [] and not library.name_taken("narrator")
+    assert (library.voices_dir / voice.id).is_dir()  # the files stay until purged
+    with pytest.raises(VoiceNotFound):
+        library.get(voice.id)
+    restored = library.undelete(voice.id)
+    assert restored.name == "Narrator" and [v.id for v in library.list()] == [voice.id]
+
+
+def test_undo_after_the_name_was_taken_is_one_sentence(library, make_clip):
+    voice = library.create("Narrator", make_clip(), make_prompt())
+    library.delete(voice.id, undoable=True)
+    library.create("NARRATOR", make_clip(seed=2), make_prompt())
+    with pytest.raises(UserError) as refused:
+        library.undelete(voice.id)
+    assert one_sentence(str(refused.value)) and "another voice has its name" in str(refused.value)
+
+
+def test_purge_removes_undoable_deletes_for_good(library, make_clip):
+    keep = library.create("Keep", make_clip(), make_prompt())
+    gone = library.create("Gone", make_clip(), make_prompt())
+    library.delete(gone.id, undoable=True)
+    assert library.purge_deleted() == 1
+    assert not (library.voices_dir / gone.id).exists() and [v.id for v in library.list()] == [keep.id]
+    with pytest.raises(VoiceNotFound):
+        library.undelete(gone.id)
+
+
+def test_a_corrected_transcript_rewrites_the_prompt_text_only(library, make_clip):
+    prompt = make_prompt(3, text="Helo.")
+    voice = library.create("Me", make_clip(), prompt, cache_key="k" * 64)
+    changed = library.set_transcript(voice.id, "Hello.")
+    assert changed.transcript == "Hello." and changed.cache_key is None
+    stored = library.load_prompt(voice.id)
+    assert stored.text == "Hello." and torch.equal(stored.tokens, prompt.tokens)
+    with pytest.raises(UserError):
+        library.set_transcript(voice.id, "  ")
+
+
+def test_duplicate_and_use(library, make_clip):
+    voice = library.create("Me", make_clip(), make_prompt(), tags=["calm"])
+    library.update(voice.id, notes="Best at night.")
+    copy = library.duplicate(voice.id)
+    assert (copy.name, copy.tags, copy.notes) == ("Me copy", ("calm",), "Best at night.")
+    assert library.duplicate(voice.id).name == "Me copy (2)"
+    assert library.clip_path(copy.id).read_bytes() == library.clip_path(voice.id).read_bytes()
+    library.record_use(voice.id)
+    library.record_use(voice.id)
+    used = library.get(voice.id)
+    assert used.use_count == 2 and used.last_used is not None
+    assert library.get(copy.id).use_count == 0
+
+
+def test_a_read_only_library_refuses_writes(library, make_clip):
+    from studio.library.voices import ReadOnlyVoices
+
+    voice = library.create("Me", make_clip(), make_prompt())
+    with VoiceLibrary(library.root, read_only=True) as reader:
+        assert [v.name for v in reader.list()] == ["Me"]
+        with pytest.raises(ReadOnlyVoices):
+            reader.delete(voice.id)

@@ -49,6 +49,7 @@ class FakeWorker(QObject):
     voice_saved = Signal(int, str)
     voices_changed = Signal()
     voices_failed = Signal(str)
+    voices_note = Signal(str)
 
 
 class FakeController(QObject):
@@ -101,6 +102,24 @@ class FakeController(QObject):
 
     def delete_voice(self, voice_id: str) -> None:
         self.calls.append(("delete_voice", voice_id))
+
+    def undelete_voice(self, voice_id: str) -> None:
+        self.calls.append(("undelete_voice", voice_id))
+
+    def update_voice(self, voice_id: str, changes) -> None:
+        self.calls.append(("update_voice", voice_id, dict(changes)))
+
+    def set_voice_transcript(self, voice_id: str, transcript: str) -> None:
+        self.calls.append(("set_voice_transcript", voice_id, transcript))
+
+    def duplicate_voice(self, voice_id: str) -> None:
+        self.calls.append(("duplicate_voice", voice_id))
+
+    def import_voice(self, bundle) -> None:
+        self.calls.append(("import_voice", bundle))
+
+    def export_voice(self, voice_id: str, target) -> None:
+        self.calls.append(("export_voice", voice_id, target))
 
     def shutdown(self) -> bool:
         self.calls.append(("shutdown",))

@@ -224,3 +224,21 @@ def test_quitting_keeps_what_the_user_has_then_stops_the_worker(qtbot, window, w
     assert window._player.calls[-1] == ("close",)
     assert window._controller.named("shutdown") == [("shutdown",)]
     assert window.shutdown() is True and len(window._controller.named("shutdown")) == 1
+
+
+def test_use_as_voice_makes_a_designed_take_the_clone_reference(window, writer):
+    take = add(writer, "A line I liked.", seed=77, instruct="female, low pitch",
+               audio=make_voice(seconds=2.0))
+    window.takesPanel.refresh()
+    window.takesPanel.select_ids([take.id])
+    window.takesPanel.detail.useAsVoiceButton.click()
+    assert window.current_view() == "clone"
+    clone = window.cloneView
+    assert clone.reference.reference() == take.audio_path
+    assert clone.reference.transcript() == "A line I liked."
+    assert clone.voices.nameEdit.text() == "female, low pitch, seed 77"
+    assert clone.voices.saveButton.isEnabled()  # one click saves the voice
+    clone.voices.saveButton.click()
+    [(_, _job, request)] = window._controller.named("save_voice")
+    assert (request.clip, request.transcript) == (take.audio_path, "A line I liked.")
+    clone.voices.close_library()

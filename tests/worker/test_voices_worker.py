@@ -31,6 +31,7 @@ class Run:
         self.worker.voices_changed.connect(lambda: self.changed.append(1))
         self.worker.voices_failed.connect(self.refused.append)
         self.worker.load_model(LoadRequest(source="tiny", disk_cache=True))
+        self.changed.clear()  # the load purges last session's deleted voices, and says so
         self.encodes = 0
         original = engine.create_prompt
 
@@ -149,3 +150,49 @@ def test_a_take_names_its_voice_as_it_is_called_now(run, clip):
     assert shown() == "Myself"
     run.worker.delete_voice(voice_id)
     assert shown() == "Me"  # the name it had when the take was rendered
+
+
+def test_edits_import_and_export_through_the_worker(run, clip, tmp_path):
+    notes = []
+    run.worker.voices_note.connect(notes.append)
+    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    voice_id = run.saved[0]
+    run.worker.update_voice(voice_id, {"tags": ("calm",), "notes": "Night reads."})
+    run.worker.set_voice_transcript(voice_id, "Some other words.")
+    run.worker.duplicate_voice(voice_id)
+    bundle = tmp_path / "me.ovoice"
+    run.worker.export_voice(voice_id, bundle)
+    run.worker.delete_voice(voice_id)
+    run.worker.import_voice(bundle)  # the name is free again: it keeps it
+    run.worker.undelete_voice(voice_id)  # now "Me" is taken by the import
+    assert run.refused == ["The voice 'Me' cannot be restored because another voice has its "
+                           "name now; rename that one first."]
+    assert notes == ["Saved a copy as 'Me copy'.", f"Exported the voice to {bundle}.",
+                     "Imported the voice 'Me'."]
+    with run.reader() as library:
+        me = library.find("me")
+        assert (me.tags, me.transcript) == (("calm",), "Some other words.")
+        assert sorted(v.name for v in library.list()) == ["Me", "Me copy"]
+
+
+def test_a_render_in_a_voice_counts_as_its_use(run, clip):
+    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    for job in (2, 3):
+        run.worker.render(job, RenderRequest("New words.", reference=clip, voice_id=run.saved[0],
+                                             ref_text="Some words here.", seeds=(3,),
+                                             options=SAME), threading.Event())
+    with run.reader() as library:
+        assert library.get(run.saved[0]).use_count == 2
+
+
+def test_undo_lasts_the_session(engine, tmp_path, qapp, monkeypatch, clip):
+    first = Run(engine, tmp_path / "data", monkeypatch)
+    first.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Words."))
+    first.worker.delete_voice(first.saved[0])
+    first.worker.release()
+    second = Run(engine, tmp_path / "data", monkeypatch)  # the next start purges it
+    second.worker.undelete_voice(first.saved[0])
+    assert second.refused == ["The deleted voice cannot be restored any more; save it again "
+                              "from its clip."]
+    assert not (tmp_path / "data" / "voices" / first.saved[0]).exists()
+    second.worker.release()
