@@ -181,6 +181,20 @@ def shoot_voices(app, window, controller, out: Path, wait_for, work: Path) -> No
     print(out / "studio-voices-search.png")
     view.searchEdit.clear()
 
+    # Trimming a long clip on its waveform, in the Clone view.
+    audio, rate = speech_like(14.0, -20.0, seed=7)
+    long_clip = clips / "interview excerpt.wav"
+    sf.write(long_clip, audio, rate)
+    window.show_view("clone")
+    panel = window.cloneView.reference
+    panel.set_reference(long_clip)
+    panel.refTextEdit.setPlainText("So the first thing I did was call my sister.")
+    panel.waveform.set_selection((2.0, 6.5))
+    app.processEvents()
+    window.cloneView.grab().save(str(out / "studio-trim.png"))
+    print(out / "studio-trim.png")
+    panel.set_reference(None)
+
 
 def shoot_takes(app, window, controller, out: Path, wait_for, reads: list[str]) -> None:
     """The takes panel with a batch of three (one starred, renamed, with notes) and the

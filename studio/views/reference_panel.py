@@ -34,7 +34,7 @@ from studio.engine.errors import UserError
 from studio.paths import data_dir
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.level_meter import LevelMeter
-from studio.views.widgets.waveform import WaveformView
+from studio.views.widgets.waveform import SWEET_SPOT_S, WaveformView
 
 AUDIO_FILTER = "Audio files (*.wav *.flac *.ogg *.mp3 *.aiff *.aif);;All files (*)"
 RECORD_RATE = 24000  # the model's own rate: no resampling on the way in
@@ -62,6 +62,9 @@ def recording_path(folder: Path, now: _dt.datetime | None = None) -> Path:
         path = folder / f"recording-{stamp}-{n}.wav"
         n += 1
     return path
+
+
+MIN_GOOD_SECONDS, MAX_GOOD_SECONDS = SWEET_SPOT_S
 
 
 def clip_summary(audio: np.ndarray, sample_rate: int) -> str:
@@ -186,7 +189,7 @@ class ReferencePanel(QWidget):
         self.playButton.setAccessibleName("Play reference clip")
         self.playButton.setIconSize(QSize(18, 18))
         self.playButton.setFixedSize(QSize(40, 40))
-        self.waveform = WaveformView()
+        self.waveform = WaveformView(selectable=True)
         self.waveform.setObjectName("referenceWaveform")
         self.waveform.setFixedHeight(64)
         self.waveform.setAccessibleName("Reference waveform")
@@ -194,6 +197,18 @@ class ReferencePanel(QWidget):
         wave.setSpacing(10)
         wave.addWidget(self.playButton, 0, Qt.AlignmentFlag.AlignVCenter)
         wave.addWidget(self.waveform, 1)
+        self.selectionInfo = hint_label("")
+        self.selectionInfo.setObjectName("selectionInfo")
+        self.selectionInfo.setAccessibleName("Selection")
+        self.trimButton = QPushButton("Trim to selection")
+        self.trimButton.setObjectName("trimButton")
+        self.trimButton.setToolTip("Keep only the selected part of the clip (a new file; the "
+                                   "original is not changed)")
+        trim = QHBoxLayout()
+        trim.setSpacing(8)
+        trim.addSpacing(50)  # under the waveform, past the play button
+        trim.addWidget(self.selectionInfo, 1)
+        trim.addWidget(self.trimButton)
 
         self.transcriptLabel = QLabel("&Transcript")
         self.transcriptLabel.setFont(font)
@@ -230,6 +245,7 @@ class ReferencePanel(QWidget):
         clip.addWidget(self.refPathEdit)
         clip.addWidget(self.message)
         clip.addLayout(wave)
+        clip.addLayout(trim)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -247,6 +263,8 @@ class ReferencePanel(QWidget):
         self.refPathEdit.editingFinished.connect(self._path_edited)
         self.playButton.clicked.connect(self.toggle_play)
         self.waveform.seek_requested.connect(self._seek)
+        self.waveform.selection_changed.connect(lambda _s: self._refresh_trim())
+        self.trimButton.clicked.connect(self.trim)
         self.transcribeButton.clicked.connect(self._request_transcribe)
         self._recorder.level_changed.connect(self._on_level)
         self._recorder.error.connect(self._on_record_error)
@@ -479,6 +497,7 @@ class ReferencePanel(QWidget):
         self.refPathEdit.setToolTip(str(path) if path else
                                     "The audio file of the voice to clone; type or paste a path")
         self._refresh()
+        self._refresh_trim()
 
     def _refresh(self) -> None:
         recording = self._recorder.is_recording()
@@ -501,6 +520,52 @@ class ReferencePanel(QWidget):
             "Fill the transcript with speech recognition (Whisper)" if has_clip else
             "Choose a reference clip first")
         self._refresh_play()
+
+    def _refresh_trim(self) -> None:
+        selection = self.waveform.selection()
+        if selection is None:
+            self.selectionInfo.setText(
+                "Drag across the waveform to select the part to keep." if self._audio is not None
+                and self.waveform.duration() > MAX_GOOD_SECONDS else "")
+        else:
+            length = selection[1] - selection[0]
+            verdict = ("a good length" if MIN_GOOD_SECONDS <= length <= MAX_GOOD_SECONDS
+                       else f"{MIN_GOOD_SECONDS:.0f}-{MAX_GOOD_SECONDS:.0f} s clones best")
+            self.selectionInfo.setText(
+                f"{length:.1f} s selected, {selection[0]:.1f}-{selection[1]:.1f} s: {verdict}")
+        has_selection = selection is not None and not self.is_recording()
+        self.trimButton.setVisible(has_selection)
+        self.selectionInfo.setVisible(bool(self.selectionInfo.text()))
+
+    def trim(self) -> Path | None:
+        """Use only the selected part: written as a new clip beside the recordings (the
+        user's file stays as it is), the transcript kept for the user to shorten."""
+        selection = self.waveform.selection()
+        if selection is None or self._audio is None or self._reference is None:
+            return None
+        first, last = (int(round(t * self._rate)) for t in selection)
+        audio = self._audio[first:last]
+        folder = self._recordings_dir or data_dir() / "recordings"
+        path = folder / f"{self._reference.stem} {selection[0]:.1f}-{selection[1]:.1f}s.wav"
+        n = 2
+        while path.exists():
+            path = path.with_name(f"{path.stem.rsplit(' (', 1)[0]} ({n}).wav")
+            n += 1
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_audio_atomic(path, audio, self._rate)
+        except (UserError, OSError) as exc:
+            self.message.show_message(str(exc) if isinstance(exc, UserError) else
+                                      f"The trimmed clip could not be saved in {folder} "
+                                      f"({exc.strerror or exc}).")
+            return None
+        transcript = self.refTextEdit.toPlainText()
+        self.set_reference(path)
+        self.refTextEdit.setPlainText(transcript)
+        self.message.show_message(
+            f"Trimmed to {len(audio) / self._rate:.1f} s; make sure the transcript says only "
+            "what the trimmed clip says.", error=False)
+        return path
 
     def _refresh_play(self) -> None:
         playing = self._mine() and self._player.state() == "playing"

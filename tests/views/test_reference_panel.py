@@ -356,3 +356,62 @@ def test_state_round_trip(qtbot, panel, clip, tmp_path):
     qtbot.addWidget(third)
     third.restore_state(settings)
     assert third.reference() is None and third.message_text() == ""
+
+
+# ---------------------------------------------------------------------------------- trimming
+@pytest.fixture
+def long_clip(tmp_path, speech) -> Path:
+    path = tmp_path / "long take.wav"
+    write_audio_atomic(path, speech(14.0, seed=5), 24000)
+    return path
+
+
+def _drag(qtbot, wave, start: float, end: float) -> None:
+    """Press at ``start`` of the width, move to ``end``, release: as a mouse drags."""
+    from PySide6.QtTest import QTest
+
+    y = wave.height() // 2
+    a, b = QPoint(int(wave.width() * start), y), QPoint(int(wave.width() * end), y)
+    QTest.mousePress(wave, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a)
+    for step in range(1, 6):
+        QTest.mouseMove(wave, a + (b - a) * step / 5)
+    QTest.mouseRelease(wave, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, b)
+
+
+def test_a_drag_selects_and_says_whether_the_length_clones_well(qtbot, panel, long_clip):
+    panel.resize(700, 300)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_reference(long_clip)
+    assert panel.selectionInfo.text() == "Drag across the waveform to select the part to keep."
+    assert not panel.trimButton.isVisible()
+    wave = panel.waveform
+    _drag(qtbot, wave, 0.1, 0.5)  # about 5.6 s of 14
+    start, end = wave.selection()
+    assert 5.0 < end - start < 6.2
+    assert panel.selectionInfo.text().endswith(": a good length") and panel.trimButton.isVisible()
+    _drag(qtbot, wave, 0.1, 0.15)  # under a second
+    assert panel.selectionInfo.text().endswith(": 3-10 s clones best")
+    qtbot.mouseClick(wave, Qt.MouseButton.LeftButton, pos=QPoint(wave.width() // 2, 10))
+    assert wave.selection() is None and not panel.trimButton.isVisible()
+
+
+def test_trim_keeps_the_selected_samples_in_a_new_clip(qtbot, panel, long_clip, tmp_path):
+    panel._recordings_dir = tmp_path / "recordings"
+    original = long_clip.read_bytes()
+    panel.set_reference(long_clip)
+    panel.refTextEdit.setPlainText("All fourteen seconds of words.")
+    panel.waveform.set_selection((2.0, 6.5))
+    with qtbot.waitSignal(panel.reference_changed) as changed:
+        trimmed = panel.trim()
+    assert changed.args == [trimmed] and panel.reference() == trimmed
+    assert trimmed.parent == tmp_path / "recordings" and trimmed.name == "long take 2.0-6.5s.wav"
+    audio, rate = read_audio(trimmed)
+    source, _ = read_audio(long_clip)
+    assert np.allclose(audio[0], source[0, 2 * rate:int(6.5 * rate)], atol=1e-4)  # 16-bit rounding
+    assert long_clip.read_bytes() == original  # the user's file is not touched
+    assert panel.transcript() == "All fourteen seconds of words."  # for the user to shorten
+    assert "make sure the transcript says only" in panel.message_text()
+    panel.set_reference(long_clip)
+    panel.waveform.set_selection((2.0, 6.5))
+    assert panel.trim().name == "long take 2.0-6.5s (2).wav"  # never overwrites

@@ -196,3 +196,21 @@ def test_undo_lasts_the_session(engine, tmp_path, qapp, monkeypatch, clip):
                               "from its clip."]
     assert not (tmp_path / "data" / "voices" / first.saved[0]).exists()
     second.worker.release()
+
+
+def test_a_trimmed_clip_is_its_own_prompt_cache_entry(run, clip, tmp_path):
+    """The cache keys on the audio: the trimmed file encodes once, then hits."""
+    import soundfile as sf
+
+    audio, rate = sf.read(clip, dtype="float32")
+    trimmed = tmp_path / "me 0.5-2.5s.wav"
+    sf.write(trimmed, audio[rate // 2: rate * 5 // 2], rate)
+
+    def render(job, reference):
+        run.worker.render(job, RenderRequest("New words.", reference=reference, ref_text="Words.",
+                                             seeds=(3,), options=SAME), threading.Event())
+        return run.finished[-1].prompt_source
+
+    assert render(1, clip) == "encoded"
+    assert render(2, trimmed) == "encoded" and run.encodes == 2
+    assert render(3, trimmed) == "memory" and run.encodes == 2

@@ -1,4 +1,5 @@
-"""A waveform strip: min/max peaks per pixel column, a playhead, click or arrow keys to seek."""
+"""A waveform strip: min/max peaks per pixel column, a playhead, click or arrow keys to seek,
+and (where the owner allows it) a selection dragged across it, for trimming."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from studio.audio.peaks import waveform_peaks
 
 SEEK_STEP_S = 1.0
+DRAG_PX = 4  # a press that moves further than this selects instead of seeking
+SWEET_SPOT_S = (3.0, 10.0)  # the reference length that clones best
 
 
 class WaveformView(QWidget):
@@ -17,9 +20,14 @@ class WaveformView(QWidget):
     reports back with :meth:`set_position` (the view never changes playback itself)."""
 
     seek_requested = Signal(float)
+    selection_changed = Signal(object)  # (start, end) seconds, or None when cleared
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, selectable: bool = False):
         super().__init__(parent)
+        self._selectable = selectable
+        self._selection: tuple[float, float] | None = None
+        self._press_x: float | None = None  # where the left button went down
+        self._dragging = False
         self._audio: np.ndarray | None = None
         self._rate = 0
         self._peaks: np.ndarray | None = None  # (width, 2), recomputed when the width changes
@@ -28,7 +36,8 @@ class WaveformView(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMinimumHeight(56)
         self.setAccessibleName("Waveform")
-        self.setToolTip("Click to move the playhead; Left and Right arrows step one second")
+        self.setToolTip("Click to move the playhead; Left and Right arrows step one second"
+                        + ("; drag across the clip to select part of it" if selectable else ""))
         self.setCursor(Qt.CursorShape.PointingHandCursor)
 
     def sizeHint(self) -> QSize:
@@ -41,6 +50,7 @@ class WaveformView(QWidget):
         self._rate = int(sample_rate)
         self._peaks = None
         self._position = 0.0
+        self._selection = None
         if self._audio is None:
             self.setAccessibleDescription("No clip")
         else:
@@ -63,6 +73,28 @@ class WaveformView(QWidget):
     def position(self) -> float:
         return self._position
 
+    def selection(self) -> tuple[float, float] | None:
+        return self._selection
+
+    def set_selection(self, selection: tuple[float, float] | None) -> None:
+        """Select ``(start, end)`` seconds (clamped, ordered); None clears."""
+        if selection is not None and self.has_audio():
+            start, end = sorted(max(0.0, min(float(t), self.duration())) for t in selection)
+            selection = (start, end) if end - start > 0.05 else None
+        else:
+            selection = None
+        if selection != self._selection:
+            self._selection = selection
+            self.setAccessibleDescription(self._describe())
+            self.selection_changed.emit(selection)
+            self.update()
+
+    def _describe(self) -> str:
+        if self._selection is None:
+            return f"Clip of {self.duration():.1f} seconds" if self.has_audio() else "No clip"
+        start, end = self._selection
+        return f"{end - start:.1f} seconds selected, from {start:.1f} to {end:.1f}"
+
     def seconds_at(self, x: float) -> float:
         """The clip time under pixel column ``x``."""
         width = max(1, self.width())
@@ -71,10 +103,32 @@ class WaveformView(QWidget):
     # -- input -----------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:
         if self.has_audio() and event.button() == Qt.MouseButton.LeftButton:
-            self.seek_requested.emit(self.seconds_at(event.position().x()))
+            self._press_x = event.position().x()
+            if not self._selectable:
+                self.seek_requested.emit(self.seconds_at(self._press_x))
             event.accept()
             return
         super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:
+        if self._selectable and self._press_x is not None:
+            x = event.position().x()
+            if self._dragging or abs(x - self._press_x) > DRAG_PX:
+                self._dragging = True
+                self.set_selection((self.seconds_at(self._press_x), self.seconds_at(x)))
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:
+        if self._selectable and self._press_x is not None:
+            if not self._dragging:  # a click: seek there, and drop the selection
+                self.set_selection(None)
+                self.seek_requested.emit(self.seconds_at(self._press_x))
+            self._press_x, self._dragging = None, False
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
 
     def keyPressEvent(self, event) -> None:
         step = {Qt.Key.Key_Left: -SEEK_STEP_S, Qt.Key.Key_Right: SEEK_STEP_S}.get(event.key())
@@ -131,5 +185,27 @@ class WaveformView(QWidget):
             painter.setPen(wave if x <= played_x else dim)
             painter.drawLine(QPointF(x, y_top), QPointF(x, max(y_bottom, y_top + 1)))
 
+        if self._selection is not None:
+            self._paint_selection(painter, inner)
         painter.setPen(QPen(pal.color(QPalette.ColorRole.Text), 2))
         painter.drawLine(int(played_x), inner.top() - 2, int(played_x), inner.bottom() + 2)
+
+    def _paint_selection(self, painter: QPainter, inner) -> None:
+        """The selection shaded, green when its length is in the sweet spot, amber when
+        not; ticks where a selection from its start would be 3 s and 10 s long."""
+        start, end = self._selection
+        total = self.duration()
+        x_of = lambda t: inner.left() + t / total * inner.width()  # noqa: E731 - local helper
+        good = SWEET_SPOT_S[0] <= end - start <= SWEET_SPOT_S[1]
+        shade = QColor(46, 160, 67, 60) if good else QColor(210, 140, 20, 70)
+        edge = QColor(46, 160, 67) if good else QColor(190, 120, 10)
+        area = QRectF(x_of(start), inner.top(), x_of(end) - x_of(start), inner.height())
+        painter.fillRect(area, shade)
+        painter.setPen(QPen(edge, 1))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(area)
+        painter.setPen(QPen(edge, 1, Qt.PenStyle.DashLine))
+        for seconds in SWEET_SPOT_S:
+            if start + seconds <= total:
+                x = x_of(start + seconds)
+                painter.drawLine(QPointF(x, inner.bottom() - 8), QPointF(x, inner.bottom() + 2))
