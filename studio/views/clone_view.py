@@ -82,6 +82,8 @@ class CloneView(JobSlots, QWidget):
         self.reference.refTextEdit.textChanged.connect(self._transcript_edited)
         self.voices.voice_picked.connect(self._voice_picked)
         self.voices.save_requested.connect(self._save_voice)
+        self.voices.clip_picked.connect(self.reference.set_reference)
+        self.voices.browse_requested.connect(self.reference.browse)
         self._refresh_save()
 
     # ------------------------------------------------------------------ intents
@@ -117,6 +119,9 @@ class CloneView(JobSlots, QWidget):
             self.form.clear_message()
         if self._voice is not None and path != self._voice_clip():
             self._drop_voice()  # another clip: no longer the saved voice
+        voices_dir = self.voices.library().voices_dir
+        if path is not None and voices_dir not in path.parents:  # a saved voice is listed already
+            self.voices.add_recent(path)
         self._refresh_save()
 
     # ------------------------------------------------------------------ voices
@@ -197,7 +202,13 @@ class CloneView(JobSlots, QWidget):
     def save_state(self, settings) -> None:
         self.reference.save_state(settings)
         self.form.save_state(settings)
+        settings.set_state(f"{STATE_PREFIX}/recent_clips", [str(p) for p in self.voices.recent()])
 
     def restore_state(self, settings) -> None:
+        recent = settings.state(f"{STATE_PREFIX}/recent_clips")
+        if isinstance(recent, str):  # QSettings gives a one-item list back as its item
+            recent = [recent]
+        if isinstance(recent, list):
+            self.voices.set_recent([p for p in recent if isinstance(p, str) and p])
         self.reference.restore_state(settings)
         self.form.restore_state(settings)

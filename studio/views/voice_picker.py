@@ -8,6 +8,8 @@ GUI thread; saving is asked for with ``save_requested`` and done by the worker.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -20,10 +22,16 @@ from PySide6.QtWidgets import (
 )
 
 OWN_CLIP = "Your own clip (below)"
+CHOOSE_FILE = "Choose a file…"
+RECENT_PREFIX = "clip:"  # item data of a recent clip: the prefix and its path
+BROWSE = "browse"
+MAX_RECENT = 6
 
 
 class VoicePicker(QWidget):
     voice_picked = Signal(object)  # Voice | None (None: the user's own clip)
+    clip_picked = Signal(object)  # Path of a recent clip
+    browse_requested = Signal()  # "Choose a file…"
     save_requested = Signal(str)  # the name typed for the current clip
 
     def __init__(self, library=None, parent: QWidget | None = None):
@@ -31,12 +39,13 @@ class VoicePicker(QWidget):
         self._library = library  # None: the data folder's, opened read-only on first use
         self._voices: dict[str, object] = {}  # id -> Voice, as last read
         self._can_save = False  # a readable clip is in the panel and no job is running
+        self._recent: list[Path] = []  # clips used lately, newest first (not saved voices)
 
         self.voiceCombo = QComboBox()
         self.voiceCombo.setObjectName("voicePicker")
         self.voiceCombo.setAccessibleName("Saved voice")
-        self.voiceCombo.setToolTip("Render in a saved voice, or use your own clip below; "
-                                   "type to search the names")
+        self.voiceCombo.setToolTip("Render in a saved voice, a recent clip or a file, or use "
+                                   "your own clip below; type to search the names")
         self.voiceCombo.setEditable(True)  # typing searches; only listed names can be picked
         self.voiceCombo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         completer = self.voiceCombo.completer()
@@ -103,6 +112,15 @@ class VoicePicker(QWidget):
             self.voiceCombo.addItem(voice.name, voice.id)
             tip = voice.transcript if len(voice.transcript) < 200 else voice.transcript[:197] + "…"
             self.voiceCombo.setItemData(self.voiceCombo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        recent = [path for path in self._recent if path.is_file()]
+        if recent:
+            self.voiceCombo.insertSeparator(self.voiceCombo.count())
+            for path in recent:
+                self.voiceCombo.addItem(f"Recent: {path.name}", f"{RECENT_PREFIX}{path}")
+                self.voiceCombo.setItemData(self.voiceCombo.count() - 1, str(path),
+                                            Qt.ItemDataRole.ToolTipRole)
+        self.voiceCombo.insertSeparator(self.voiceCombo.count())
+        self.voiceCombo.addItem(CHOOSE_FILE, BROWSE)
         index = self.voiceCombo.findData(keep) if keep in self._voices else 0
         self.voiceCombo.setCurrentIndex(max(index, 0))
         self.voiceCombo.blockSignals(blocked)
@@ -113,7 +131,21 @@ class VoicePicker(QWidget):
 
     # ------------------------------------------------------------------ state
     def current_id(self) -> str | None:
-        return self.voiceCombo.currentData()
+        data = self.voiceCombo.currentData()
+        return data if data in self._voices else None
+
+    def recent(self) -> list[Path]:
+        return list(self._recent)
+
+    def add_recent(self, path: Path) -> None:
+        """A clip the user used: first among the recent ones (kept for the next start)."""
+        path = Path(path)
+        self._recent = [path, *(p for p in self._recent if p != path)][:MAX_RECENT]
+        self.refresh()
+
+    def set_recent(self, paths) -> None:
+        self._recent = [Path(p) for p in paths][:MAX_RECENT]
+        self.refresh()
 
     def current_voice(self):
         return self._voices.get(self.current_id())
@@ -133,7 +165,15 @@ class VoicePicker(QWidget):
 
     # ------------------------------------------------------------------ intents
     def _activated(self, index: int) -> None:
-        self.voice_picked.emit(self._voices.get(self.voiceCombo.itemData(index)))
+        data = self.voiceCombo.itemData(index)
+        if isinstance(data, str) and (data == BROWSE or data.startswith(RECENT_PREFIX)):
+            self.select(None)  # the clip goes to the panel below: the own-clip item again
+            if data == BROWSE:
+                self.browse_requested.emit()
+            else:
+                self.clip_picked.emit(Path(data[len(RECENT_PREFIX):]))
+            return
+        self.voice_picked.emit(self._voices.get(data))
 
     def _typed(self) -> None:
         """Typed text that is no voice's name goes back to the picked item's."""

@@ -181,7 +181,7 @@ class VoicesView(QWidget):
         self.nameField.setToolTip("Rename the voice (Enter); names are unique, ignoring case")
         self.tagsField = QLineEdit()
         self.tagsField.setObjectName("voiceTagsField")
-        self.tagsField.setPlaceholderText("calm, narrator")
+        self.tagsField.setPlaceholderText("Tags, separated by commas")
         self.tagsField.setAccessibleName("Voice tags")
         self.tagsField.setToolTip("Comma-separated tags (Enter saves)")
         self.transcriptField = QPlainTextEdit()

@@ -18,7 +18,8 @@ def test_save_a_voice_restart_pick_it_and_render(launch, reference_clip, screens
     first.wait_until(lambda: first.get("cloneView/voicePicker")["text"] == "Narrator", 60,
                      "the saved voice to be picked")
     assert first.status() == "Saved the voice 'Narrator'.", first.status()
-    assert first.get("cloneView/voicePicker")["items"][1:] == ["Narrator"]
+    assert first.get("cloneView/voicePicker")["items"][1] == "Narrator"
+    assert "Recent: my voice.wav" in first.get("cloneView/voicePicker")["items"]
     assert first.close() == 0
 
     studio = launch()

@@ -13,7 +13,7 @@ from studio.library.voices import VoiceLibrary
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.main_window import MainWindow
-from studio.views.voice_picker import OWN_CLIP
+from studio.views.voice_picker import CHOOSE_FILE, OWN_CLIP
 from studio.worker.jobs import VoiceSaveRequest
 from tests.library.library_helpers import make_prompt, write_clip
 
@@ -61,7 +61,7 @@ def pick(view, name: str) -> None:
 
 def test_the_picker_lists_saved_voices_by_name_after_the_own_clip(view, saved):
     view.voices.refresh()
-    assert items(view) == [OWN_CLIP, "adam", "Zoe"]
+    assert items(view) == [OWN_CLIP, "adam", "Zoe", "", CHOOSE_FILE]  # "": a separator
 
 
 def test_picking_a_voice_fills_the_reference_and_renders_from_it(qtbot, view, saved, writer):
@@ -135,3 +135,31 @@ def test_the_window_sends_saves_to_the_worker_and_shows_a_refusal(qtbot, tmp_pat
     assert clone.form.message_text() == sentence
     assert clone.voices.saveButton.isEnabled()  # try another name
     window.cloneView.voices.close_library()
+
+
+def test_recent_clips_are_offered_and_kept_for_the_next_start(qtbot, view, saved, tmp_path):
+    first, second = (write_clip(tmp_path / f"{n}.wav", 2.0, seed=n) for n in (1, 2))
+    view.reference.set_reference(first)
+    view.reference.set_reference(second)
+    pick(view, "Zoe")  # a saved voice's clip is not a recent clip
+    assert [i for i in items(view) if i.startswith("Recent")] == ["Recent: 2.wav", "Recent: 1.wav"]
+    pick(view, "Recent: 1.wav")
+    assert view.reference.reference() == first and view.voices.voiceCombo.currentText() == OWN_CLIP
+    assert generate(qtbot, view).voice_id is None
+
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    view.save_state(settings)
+    again = CloneView(FakePlayer(), audio_status=PLAYABLE)
+    qtbot.addWidget(again)
+    again.restore_state(settings)
+    assert again.voices.recent()[:2] == [first, second]
+    again.voices.close_library()
+
+
+def test_choose_a_file_opens_the_file_dialog(qtbot, view, monkeypatch):
+    opened = []
+    monkeypatch.setattr(view.reference, "browse", lambda: opened.append(True))
+    view.voices.browse_requested.disconnect()
+    view.voices.browse_requested.connect(view.reference.browse)
+    pick(view, CHOOSE_FILE)
+    assert opened == [True] and view.voices.voiceCombo.currentText() == OWN_CLIP
