@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import zipfile
 from pathlib import Path
 
 import pytest
 import soundfile as sf
 from counted_cli import HEARD, counted_run
+
+from tests.library.library_helpers import tampered_copy
 
 FAST = ["--device", "cpu", "--precision", "fp32"]
 SAME = ["--steps", "4", "--seed", "11", "--class-temperature", "0", "--position-temperature", "0"]
@@ -185,20 +186,9 @@ def _truncated(bundle: Path, out: Path) -> Path:
     return out
 
 
-def _tampered(bundle: Path, out: Path) -> Path:
-    """The same bundle with one byte of the clip changed (its listed checksum no longer holds)."""
-    with zipfile.ZipFile(bundle) as source, zipfile.ZipFile(out, "w") as target:
-        for info in source.infolist():
-            data = source.read(info)
-            if info.filename.startswith("clip."):
-                data = data[:-1] + bytes([data[-1] ^ 0xFF])
-            target.writestr(info, data)
-    return out
-
-
 @pytest.mark.parametrize("damage, says", [
     (_truncated, "damaged"),
-    (_tampered, "cannot be imported"),
+    (tampered_copy, "cannot be imported"),
 ])
 def test_a_damaged_bundle_is_one_sentence_and_the_library_is_intact(save, cli, tmp_path, damage,
                                                                     says):

@@ -483,6 +483,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.takesPanel.commit_notes()  # typed just before closing: not lost to the pause
+        self.voicesView.commit_notes()
         self.save_state()
         super().closeEvent(event)
 
@@ -495,6 +496,7 @@ class MainWindow(QMainWindow):
         thread stopped; called again, it answers the same without doing anything."""
         if self._stopped is None:
             self.takesPanel.commit_notes()
+            self.voicesView.commit_notes()
             for view in (self.cloneView, self.designView):
                 view.reference.finish()
             if self._player is not None:

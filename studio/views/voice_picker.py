@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.views.voices_model import ReadsVoices
+
 OWN_CLIP = "Your own clip (below)"
 CHOOSE_FILE = "Choose a file…"
 RECENT_PREFIX = "clip:"  # item data of a recent clip: the prefix and its path
@@ -28,7 +30,7 @@ BROWSE = "browse"
 MAX_RECENT = 6
 
 
-class VoicePicker(QWidget):
+class VoicePicker(ReadsVoices, QWidget):
     voice_picked = Signal(object)  # Voice | None (None: the user's own clip)
     clip_picked = Signal(object)  # Path of a recent clip
     browse_requested = Signal()  # "Choose a file…"
@@ -84,18 +86,6 @@ class VoicePicker(QWidget):
         self.nameEdit.textChanged.connect(self._refresh_save)
         self.saveButton.clicked.connect(self._save)
         self.refresh()
-
-    # ------------------------------------------------------------------ library
-    def library(self):
-        if self._library is None:
-            from studio.library.voices import VoiceLibrary
-
-            self._library = VoiceLibrary(read_only=True)
-        return self._library
-
-    def close_library(self) -> None:
-        if self._library is not None:
-            self._library.close()
 
     def refresh(self, select: str | None = None) -> None:
         """Read the voices again; keep the current pick, or pick ``select`` (a voice id)."""

@@ -93,6 +93,24 @@ def when(moment: datetime | None, now: datetime | None = None) -> str:
     return f"{local.day} {local:%b %Y}"
 
 
+class ReadsVoices:
+    """A view that reads the saved voices: a read-only VoiceLibrary of the data folder,
+    opened on first use (or the one given, for tests) and closed with the view."""
+
+    _library = None
+
+    def library(self):
+        if self._library is None:
+            from studio.library.voices import VoiceLibrary
+
+            self._library = VoiceLibrary(read_only=True)
+        return self._library
+
+    def close_library(self) -> None:
+        if self._library is not None:
+            self._library.close()
+
+
 class VoicesModel(QAbstractListModel):
     def __init__(self, parent=None):
         super().__init__(parent)

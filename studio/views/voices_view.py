@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.views.voice_card import VoiceCardDelegate
-from studio.views.voices_model import ALL_TAGS, DEFAULT_SORT, SORTS, VoicesModel
+from studio.views.voices_model import ALL_TAGS, DEFAULT_SORT, SORTS, ReadsVoices, VoicesModel
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.undo_bar import UndoBar
 
@@ -61,7 +61,7 @@ class VoiceList(QListView):
         drag.exec(Qt.DropAction.CopyAction)
 
 
-class VoicesView(QWidget):
+class VoicesView(ReadsVoices, QWidget):
     rename_requested = Signal(str, str)  # voice id, new name
     transcript_requested = Signal(str, str)  # voice id, corrected transcript
     update_requested = Signal(str, object)  # voice id, {"tags": ..., "notes": ...}
@@ -87,7 +87,7 @@ class VoicesView(QWidget):
         self._notes_timer = QTimer(self)
         self._notes_timer.setSingleShot(True)
         self._notes_timer.setInterval(NOTES_DELAY_MS)
-        self._notes_timer.timeout.connect(self._commit_notes)
+        self._notes_timer.timeout.connect(self.commit_notes)
         self._notes_for: str | None = None  # the voice the notes field is about
         self.model = VoicesModel(self)
         self._build()
@@ -264,22 +264,10 @@ class VoicesView(QWidget):
         if self._player is not None:
             self._player.state_changed.connect(lambda _s: self._refresh_buttons())
 
-    # ------------------------------------------------------------------ library
-    def library(self):
-        if self._library is None:
-            from studio.library.voices import VoiceLibrary
-
-            self._library = VoiceLibrary(read_only=True)
-        return self._library
-
-    def close_library(self) -> None:
-        if self._library is not None:
-            self._library.close()
-
     def refresh(self, select: str | None = None) -> None:
         """Read the voices again, keeping the search, filters and the selected voice."""
         keep = select or (self.current().id if self.current() is not None else None)
-        self._commit_notes()
+        self.commit_notes()
         try:
             self.model.reload(self.library())
         except Exception as exc:  # a damaged library: said, not raised into Qt
@@ -324,7 +312,7 @@ class VoicesView(QWidget):
         return entry.voice if entry is not None else None
 
     def _show_current(self, *_args) -> None:
-        self._commit_notes()
+        self.commit_notes()
         voice = self.current()
         self.detail.setEnabled(voice is not None)
         for field, text in ((self.nameField, voice.name if voice else ""),
@@ -375,7 +363,7 @@ class VoicesView(QWidget):
     def _notes_edited(self) -> None:
         self._notes_timer.start()
 
-    def _commit_notes(self) -> None:
+    def commit_notes(self) -> None:
         """Save typed notes now (the timer's, or before leaving the voice)."""
         self._notes_timer.stop()
         voice_id = self._notes_for

@@ -33,3 +33,16 @@ def snapshot(lib: VoiceLibrary) -> tuple[list, list[str]]:
     """What a refused operation must leave unchanged: the voices and every path under voices/."""
     files = sorted(str(p.relative_to(lib.voices_dir)) for p in lib.voices_dir.rglob("*"))
     return lib.list(), files
+
+
+def tampered_copy(bundle: Path, out: Path) -> Path:
+    """The bundle with one byte of its clip changed: the checksum it lists no longer holds."""
+    import zipfile
+
+    with zipfile.ZipFile(bundle) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename.startswith("clip."):
+                data = data[:-1] + bytes([data[-1] ^ 0xFF])
+            target.writestr(info, data)
+    return out

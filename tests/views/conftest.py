@@ -30,3 +30,12 @@ def player() -> FakePlayer:
 @pytest.fixture
 def controller(writer) -> FakeController:
     return FakeController(writer)
+
+
+@pytest.fixture
+def voice_writer():
+    """The saved voices' writer (the worker's part) in the data folder conftest points at."""
+    from studio.library.voices import VoiceLibrary
+
+    with VoiceLibrary() as library:
+        yield library

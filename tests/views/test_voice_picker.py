@@ -1,7 +1,7 @@
 """The Clone view's saved voices: picking one fills the reference and renders from its
 stored prompt; another clip or transcript leaves it; Save as voice asks the worker
 and picks the new voice once it is saved. The library is real, in the test's data
-folder: a writer (the worker's part) and the picker's own read-only reader."""
+folder: a voice_writer (the worker's part) and the picker's own read-only reader."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 from PySide6.QtCore import QSettings
 from studio_fakes import PLAYABLE, FakeController, FakePlayer
 
-from studio.library.voices import VoiceLibrary
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.main_window import MainWindow
@@ -19,17 +18,11 @@ from tests.library.library_helpers import make_prompt, write_clip
 
 
 @pytest.fixture
-def writer():
-    with VoiceLibrary() as library:
-        yield library
-
-
-@pytest.fixture
-def saved(writer, tmp_path):
+def saved(voice_writer, tmp_path):
     """Two saved voices, created before the view opens."""
     for name, text in (("Zoe", "Zoe's words."), ("adam", "Adam's words.")):
-        writer.create(name, write_clip(tmp_path / f"{name}.wav", 2.0), make_prompt(text=text))
-    return {voice.name: voice for voice in writer.list()}
+        voice_writer.create(name, write_clip(tmp_path / f"{name}.wav", 2.0), make_prompt(text=text))
+    return {voice.name: voice for voice in voice_writer.list()}
 
 
 @pytest.fixture
@@ -64,14 +57,14 @@ def test_the_picker_lists_saved_voices_by_name_after_the_own_clip(view, saved):
     assert items(view) == [OWN_CLIP, "adam", "Zoe", "", CHOOSE_FILE]  # "": a separator
 
 
-def test_picking_a_voice_fills_the_reference_and_renders_from_it(qtbot, view, saved, writer):
+def test_picking_a_voice_fills_the_reference_and_renders_from_it(qtbot, view, saved, voice_writer):
     view.voices.refresh()
     pick(view, "Zoe")
     zoe = saved["Zoe"]
-    assert view.reference.reference() == writer.clip_path(zoe.id)
+    assert view.reference.reference() == voice_writer.clip_path(zoe.id)
     assert view.reference.transcript() == "Zoe's words."
     request = generate(qtbot, view)
-    assert request.voice_id == zoe.id and request.reference == writer.clip_path(zoe.id)
+    assert request.voice_id == zoe.id and request.reference == voice_writer.clip_path(zoe.id)
     assert request.ref_text == "Zoe's words."
     assert not view.voices.saveButton.isEnabled()  # it is a voice already
 
@@ -106,12 +99,12 @@ def test_save_as_voice_asks_for_the_clip_transcript_and_name(qtbot, view, tmp_pa
     assert (request.name, request.clip, request.transcript) == ("My voice", clip, "My words.")
 
 
-def test_a_saved_voice_is_listed_and_picked(qtbot, view, writer, tmp_path):
+def test_a_saved_voice_is_listed_and_picked(qtbot, view, voice_writer, tmp_path):
     clip = write_clip(tmp_path / "mine.wav", 2.0)
     view.reference.set_reference(clip)
     view.reference.set_transcript("My words.")
     view.voices.nameEdit.setText("Mine")
-    voice = writer.create("Mine", clip, make_prompt(text="My words."))  # what the worker does
+    voice = voice_writer.create("Mine", clip, make_prompt(text="My words."))  # what the worker does
     view.voice_saved(voice.id)
     assert view.voices.voiceCombo.currentText() == "Mine" and view.voices.nameEdit.text() == ""
     assert "Saved the voice 'Mine'" in view.form.message_text()

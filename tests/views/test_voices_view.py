@@ -1,4 +1,4 @@
-"""The Voices view: cards from a real library (a writer standing in for the worker and
+"""The Voices view: cards from a real library (a voice_writer standing in for the worker and
 the view's own read-only reader), search, tag filter and sort, edits as intents, delete
 with undo, drops and drags, and the main window's wiring to the worker."""
 
@@ -12,7 +12,6 @@ from PySide6.QtCore import QMimeData, QSettings, QUrl
 from studio_fakes import PLAYABLE, FakeController, FakePlayer
 
 from studio.library import fields
-from studio.library.voices import VoiceLibrary
 from studio.settings import Settings
 from studio.views.main_window import MainWindow
 from studio.views.voice_card import card_lines
@@ -22,23 +21,17 @@ from tests.library.library_helpers import make_prompt, write_clip
 
 
 @pytest.fixture
-def writer():
-    with VoiceLibrary() as library:
-        yield library
-
-
-@pytest.fixture
-def saved(writer, tmp_path):
+def saved(voice_writer, tmp_path):
     made = {}
     for name, tags, text in (("Zoe", ("calm", "story"), "Once upon a time."),
                              ("adam", ("Calm",), "Breaking news tonight."),
                              ("Mia", (), "Hello there.")):
         clip = write_clip(tmp_path / f"{name}.wav", 2.0)
-        made[name] = writer.create(name, clip, make_prompt(text=text), tags=tags, language="en")
-    writer.record_use(made["Mia"].id)
-    writer.record_use(made["Mia"].id)
-    writer.record_use(made["adam"].id)
-    return {v.name: v for v in writer.list()}
+        made[name] = voice_writer.create(name, clip, make_prompt(text=text), tags=tags, language="en")
+    voice_writer.record_use(made["Mia"].id)
+    voice_writer.record_use(made["Mia"].id)
+    voice_writer.record_use(made["adam"].id)
+    return {v.name: v for v in voice_writer.list()}
 
 
 @pytest.fixture
@@ -96,12 +89,12 @@ def test_search_tag_filter_and_sorts(view, saved):
     assert names(view) == [] and "No voice matches" in view.emptyLabel.text()
 
 
-def test_the_filter_keeps_every_word_and_is_fast_enough_to_type(writer, tmp_path):
+def test_the_filter_keeps_every_word_and_is_fast_enough_to_type(voice_writer, tmp_path):
     """select() over 1,000 voices (the benchmark times it; here only what it keeps)."""
-    voices = [writer.create(f"Voice {n}", write_clip(tmp_path / f"{n}.wav", 0.2),
+    voices = [voice_writer.create(f"Voice {n}", write_clip(tmp_path / f"{n}.wav", 0.2),
                             make_prompt(text=f"line {n}"), tags=("even",) if n % 2 == 0 else ())
               for n in range(40)]
-    rows = entries(voices, writer.voices_dir)
+    rows = entries(voices, voice_writer.voices_dir)
     # Every word somewhere: "1" is in Voice 1, 10-19, 21 and 31.
     assert len(select(rows, "voice 1", None, "Name")) == 13
     assert len(select(rows, "", "EVEN", "Name")) == 20
@@ -128,20 +121,20 @@ def test_edits_are_intents_for_the_worker(qtbot, view, saved):
     assert noted.args == [saved["Zoe"].id, {"notes": "Use for children's stories"}]
 
 
-def test_delete_offers_undo(qtbot, view, saved, writer):
+def test_delete_offers_undo(qtbot, view, saved, voice_writer):
     view.refresh(select=saved["Mia"].id)
     view.show()
     with qtbot.waitSignal(view.delete_requested) as deleted:
         view.deleteButton.click()
     assert deleted.args == [saved["Mia"].id]
     assert view.undoBar.isVisible() and view.undoBar.text() == "Deleted the voice 'Mia'."
-    writer.delete(saved["Mia"].id, undoable=True)  # what the worker does
+    voice_writer.delete(saved["Mia"].id, undoable=True)  # what the worker does
     view.refresh()
     assert "Mia" not in names(view)
     with qtbot.waitSignal(view.undelete_requested) as restored:
         view.undoBar.undoButton.click()
     assert restored.args == [saved["Mia"].id]
-    writer.undelete(saved["Mia"].id)
+    voice_writer.undelete(saved["Mia"].id)
     view.refresh()
     assert "Mia" in names(view)
 
@@ -177,12 +170,19 @@ def test_a_dragged_card_is_an_ovoice_that_imports(view, saved, tmp_path):
     assert zipfile.ZipFile(path).namelist() == ["manifest.json", "clip.wav", "prompt.pt"]
 
 
-def test_the_window_sends_voice_edits_to_the_worker(qtbot, tmp_path, saved):
+@pytest.fixture
+def window(qtbot, tmp_path):
     settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    controller = FakeController()
-    window = MainWindow(settings, controller, FakePlayer(), audio_status=PLAYABLE,
+    window = MainWindow(settings, FakeController(), FakePlayer(), audio_status=PLAYABLE,
                         accel_probe=lambda: {})
     qtbot.addWidget(window)
+    yield window
+    for view in (window.voicesView, window.cloneView.voices):
+        view.close_library()
+
+
+def test_the_window_sends_voice_edits_to_the_worker(saved, window):  # voices first
+    controller = window._controller
     window.show_view("voices")
     voices = window.voicesView
     assert sorted(names(voices)) == ["Mia", "Zoe", "adam"]
@@ -197,8 +197,6 @@ def test_the_window_sends_voice_edits_to_the_worker(qtbot, tmp_path, saved):
     controller.worker.voices_failed.emit("The voice 'Zoe' cannot be changed; try again.")
     assert window.statusBarWidget.is_error()
     assert window.statusBarWidget.messageLabel.text().endswith("The voice 'Zoe' cannot be changed; try again.")
-    for view in (window.voicesView, window.cloneView.voices):
-        view.close_library()
 
 
 def test_library_times_are_shown_as_short_dates():
@@ -208,3 +206,12 @@ def test_library_times_are_shown_as_short_dates():
     assert when(None) == "never"
     assert when(now, now).startswith("today ")
     assert not when(now - timedelta(days=400), now).startswith("today")
+
+
+def test_notes_typed_just_before_quitting_are_sent(saved, window):
+    controller = window._controller
+    voices = window.voicesView
+    voices.refresh(select=saved["Zoe"].id)
+    voices.notesField.setPlainText("Typed a moment ago")
+    window.shutdown()
+    assert ("update_voice", saved["Zoe"].id, {"notes": "Typed a moment ago"}) in controller.calls

@@ -214,3 +214,25 @@ def test_a_trimmed_clip_is_its_own_prompt_cache_entry(run, clip, tmp_path):
     assert render(1, clip) == "encoded"
     assert render(2, trimmed) == "encoded" and run.encodes == 2
     assert render(3, trimmed) == "memory" and run.encodes == 2
+
+
+@pytest.mark.parametrize("damage", ["truncated", "tampered"])
+def test_a_damaged_bundle_is_refused_in_one_sentence(run, clip, tmp_path, damage):
+    from tests.library.library_helpers import tampered_copy
+
+    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Words."))
+    bundle = tmp_path / "me.ovoice"
+    run.worker.export_voice(run.saved[0], bundle)
+    bad = tmp_path / "bad.ovoice"
+    if damage == "truncated":
+        bad.write_bytes(bundle.read_bytes()[:400])
+    else:
+        tampered_copy(bundle, bad)
+    before = sorted(p.name for p in (run.folder / "voices").iterdir())
+    run.worker.import_voice(bad)
+    [sentence] = run.refused
+    assert sentence.startswith("The voice file bad.ovoice cannot be imported because ")
+    assert "\n" not in sentence and sentence.endswith(".")
+    assert sorted(p.name for p in (run.folder / "voices").iterdir()) == before
+    with run.reader() as library:
+        assert [v.name for v in library.list()] == ["Me"]
