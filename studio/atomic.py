@@ -15,12 +15,44 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+TEMP_EXTRA = len(".") + 1 + 12 + len(".tmp")  # what a temp name adds to the target's
+
+
+def name_limit(folder: Path) -> int:
+    """The longest file name the folder's file system takes (255 where it cannot say)."""
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (AttributeError, OSError, ValueError):
+        return 255
+
+
+def check_target(path: Path, what: str) -> None:
+    """Refuse, in one sentence, a path that cannot be written atomically: a missing or
+    read-only folder, a folder in its place, or a name the file system would refuse."""
+    from studio.engine.errors import UserError
+
+    target = Path(path)
+    folder = target.parent
+    if not folder.is_dir():
+        raise UserError(f"The folder {folder} for the {what} does not exist; create it first.")
+    limit = name_limit(folder)
+    if len(os.fsencode(target.name)) > limit:  # before any stat: that would raise on it
+        raise UserError(f"The {what} name is {len(os.fsencode(target.name))} bytes long, more "
+                        f"than this file system allows ({limit}); choose a shorter name.")
+    if target.is_dir():
+        raise UserError(f"The {what} {target} is a folder; name a file instead.")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UserError(f"The folder {folder} for the {what} is not writable; choose another "
+                        "folder or fix its permissions.")
+
 
 def _open_temp_beside(target: Path) -> tuple[int, str]:
     # Mode 0o666 lets the umask decide, as for any new file (mkstemp forces 0o600).
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    # The temp name holds as much of the target's as fits, so any legal name can be written.
+    stem = target.name[: max(1, name_limit(target.parent) - TEMP_EXTRA)]
     while True:
-        name = os.fspath(target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp"))
+        name = os.fspath(target.with_name(f".{stem}.{secrets.token_hex(6)}.tmp"))
         try:
             return os.open(name, flags, 0o666), name
         except FileExistsError:

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -113,10 +114,37 @@ def _read_text(args) -> str:
 
 
 def _check_output(path: Path, suffixes: tuple[str, ...], what: str) -> None:
+    from studio.atomic import check_target
+
     if path.suffix.lower() not in suffixes:
         raise UserError(f"The {what} {path} must end in {', '.join(suffixes)}.")
-    if not path.parent.is_dir():
-        raise UserError(f"The folder {path.parent} for the {what} does not exist; create it first.")
+    check_target(path, what)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b) or (
+            os.path.realpath(a) == os.path.realpath(b))
+    except OSError:
+        return False
+
+
+def _check_distinct(args) -> None:
+    """No output may be an input (it would be overwritten) or another output."""
+    inputs = [(args.ref, "reference clip"), (args.prompt, "voice prompt"),
+              (args.text_file, "text file")]
+    outputs = [(args.out, "output file"), (args.tokens_out, "tokens file"),
+               (args.save_prompt, "prompt file")]
+    outputs = [(path, what) for path, what in outputs if path is not None]
+    for n, (path, what) in enumerate(outputs):
+        for source, role in inputs:
+            if source is not None and _same_file(path, source):
+                raise UserError(f"The {what} {path} is the {role}; writing it would destroy "
+                                f"the {role}, so choose another name.")
+        for other, other_what in outputs[n + 1:]:
+            if _same_file(path, other):
+                raise UserError(f"The {what} and the {other_what} are both {path}; give each "
+                                "its own name.")
 
 
 def _save_tokens(path: Path, tokens) -> None:
@@ -211,6 +239,7 @@ def run_synth(args) -> dict:
         _check_output(args.save_prompt, (".pt",), "prompt file")
         if args.ref is None:
             raise UserError("--save-prompt needs a reference clip (--ref) to encode.")
+    _check_distinct(args)
     if sum(x is not None for x in (args.prompt, args.ref, args.voice)) > 1:
         raise UserError("Give one of --voice, --prompt or --ref, not more.")
     if args.ref is not None and args.ref.is_dir():
@@ -248,7 +277,6 @@ def _saved_voice(name: str):
 
 def _render(args, options, item, voice=None) -> dict:
     from studio.engine.accel.accelerator import Accelerator
-    from studio.engine.audio import write_audio_atomic
     from studio.engine.engine import Engine, precision_name
     from studio.engine.options import resolve_decode_mode
     from studio.engine.prompt import VoicePrompt
@@ -290,12 +318,7 @@ def _render(args, options, item, voice=None) -> dict:
     report = accel.report
     accel.release()
     seconds = time.perf_counter() - started
-    write_audio_atomic(args.out, result.audio, result.sample_rate)
-    if args.tokens_out:
-        _save_tokens(args.tokens_out, result.tokens)
-    if args.save_prompt:
-        # Only now: a render that fails must not leave a new file behind.
-        prompt.save(args.save_prompt)
+    _write_outputs(args, result, prompt)
     audio_seconds = result.audio.shape[-1] / result.sample_rate
     if report.reason:
         warn(report.reason)
@@ -320,6 +343,35 @@ def _render(args, options, item, voice=None) -> dict:
         "chunks": len(result.tokens),
         "warnings": warnings,
     }
+
+
+def _write_outputs(args, result, prompt) -> None:
+    """The side files first, the audio last; if any write fails, the side files written
+    go again, so a failed command leaves no new file (a render that fails, none at all)."""
+    from studio.engine.audio import write_audio_atomic
+
+    written: list[Path] = []
+    try:
+        if args.tokens_out:
+            _side_file(args.tokens_out, "tokens file", lambda: _save_tokens(args.tokens_out,
+                                                                            result.tokens))
+            written.append(args.tokens_out)
+        if args.save_prompt:
+            _side_file(args.save_prompt, "prompt file", lambda: prompt.save(args.save_prompt))
+            written.append(args.save_prompt)
+        write_audio_atomic(args.out, result.audio, result.sample_rate)
+    except BaseException:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
+
+
+def _side_file(path: Path, what: str, write) -> None:
+    try:
+        write()
+    except OSError as exc:
+        raise UserError(f"Cannot write the {what} {path} ({exc.strerror or exc}); choose another "
+                        "folder or free some disk space.") from None
 
 
 def _prompt_source(engine, args, disk: bool):

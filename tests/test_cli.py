@@ -603,3 +603,49 @@ def test_subprocess_render_json(tiny_checkpoint, tmp_path):
     audio, rate = sf.read(out)
     assert rate == 24000 and audio.size > 0
     no_temp_files(tmp_path)
+
+
+# ---------------------------------------------------------------------------
+# Output paths (issue 16): checked before any work, never an input, all or nothing
+# ---------------------------------------------------------------------------
+
+
+def test_out_that_is_the_reference_is_refused_and_the_clip_kept(synth, clip, outdir):
+    copy = outdir / "me.wav"
+    copy.write_bytes(clip.read_bytes())
+    run = synth("--text", TEXT, "--ref", copy, "--ref-text", "Words.", "--out", copy)
+    assert_user_error(run, says=("is the reference clip",))
+    assert copy.read_bytes() == clip.read_bytes()
+
+
+def test_two_outputs_with_one_name_are_refused(synth, clip, outdir):
+    side = outdir / "side.pt"
+    run = synth("--text", TEXT, "--ref", clip, "--ref-text", "Words.", "--out", outdir / "a.wav",
+                "--tokens-out", side, "--save-prompt", side)
+    assert_user_error(run, outdir / "a.wav", side, says=("are both",))
+
+
+@pytest.mark.parametrize("where", ["read-only folder", "a folder"])
+def test_a_side_file_that_cannot_be_written_is_refused_before_the_render(synth, outdir, where,
+                                                                        monkeypatch):
+    side = outdir / "tokens.pt"
+    if where == "a folder":
+        side.mkdir()
+        says = "is a folder"
+    else:  # as the OS answers for a read-only folder (root would not be refused by chmod)
+        import studio.atomic
+
+        real = os.access
+        monkeypatch.setattr(studio.atomic.os, "access",
+                            lambda path, mode: False if Path(path) == outdir else real(path, mode))
+        says = "is not writable"
+    run = synth("--text", TEXT, "--out", outdir / "a.wav", "--tokens-out", side)
+    assert_user_error(run, outdir / "a.wav", says=(says,))
+
+
+def test_long_names_up_to_the_limit_are_written_and_longer_ones_refused(synth, outdir):
+    longest = "n" * (255 - len(".wav")) + ".wav"
+    assert_rendered(synth("--text", TEXT, "--out", outdir / longest), outdir / longest)
+    too_long = "n" * 260 + ".wav"
+    assert_user_error(synth("--text", TEXT, "--out", outdir / too_long),
+                      says=("bytes long, more than this file system allows",))

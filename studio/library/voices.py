@@ -5,8 +5,9 @@ reference clip (the user's bytes, with their original extension) and ``prompt.pt
 Creating is atomic from the user's view: the files go into a hidden temp folder
 under ``voices/``, which is renamed into place before the row commits; any failure
 removes the folder, so there is never a row without files or files without a row.
-A crash between the rename and the commit can leave a folder without a row; such
-orphans (and stale temp folders) are swept when a library opens.
+A crash between the rename and the commit can leave a folder without a row: such an
+orphan is moved into ``voices/recovered/`` when a library opens (stale temp folders
+are deleted); a database that lists it brings it back.
 
 Deleting removes the row first (the voice is gone for the user), then the folder.
 The studio deletes ``undoable``: the row is marked and its name freed, the files
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 VOICES_DIR = "voices"
 PROMPT_FILE = "prompt.pt"
+RECOVERED_DIR = "recovered"  # voice folders no row lists: kept, never deleted
 _STAGING_PREFIX = ".new-"
 ORPHAN_AGE_S = 3600.0  # a folder this old without a row is no create in progress
 
@@ -406,7 +408,7 @@ class VoiceLibrary:
 
         ``undoable`` only hides the row and frees the name; the files stay until
         :meth:`purge_deleted`. A folder that cannot be removed now (a file held open
-        elsewhere) is an orphan that a later :meth:`sweep_orphans` removes.
+        elsewhere) is an orphan that a later :meth:`sweep_orphans` moves aside.
         """
         self._check_writable()
         voice = self.get(voice_id)
@@ -488,26 +490,45 @@ class VoiceLibrary:
                          (fields.format_time(fields.now()), str(voice_id)))
 
     def sweep_orphans(self, min_age_s: float = ORPHAN_AGE_S) -> int:
-        """Remove temp folders and voice folders without a row, older than ``min_age_s``
-        (younger ones may belong to a create in progress); returns how many went."""
+        """Tidy ``voices/``; returns how many folders were removed or moved.
+
+        Only an unfinished create (a temp folder older than ``min_age_s``) is deleted.
+        A voice folder without a row is a whole voice whose row is not in this database
+        (its row was lost, or the database was moved aside, as the damaged-library
+        sentence advises): it is moved into ``voices/recovered/``, never deleted, and
+        moved back when a database that lists it is opened again.
+        """
         known = {row[0] for row in self._db.query("SELECT id FROM voices")}
         cutoff = time.time() - min_age_s
-        removed = 0
+        recovered = self.voices_dir / RECOVERED_DIR
+        swept = 0
         try:
             entries = list(os.scandir(self.voices_dir))
         except OSError:
             return 0
         for entry in entries:
-            stale = entry.name.startswith(_STAGING_PREFIX) or (
-                fields.is_voice_id(entry.name) and entry.name not in known
-            )
             try:
-                if stale and entry.is_dir(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+                if not entry.is_dir(follow_symlinks=False) or entry.stat().st_mtime >= cutoff:
+                    continue
+                if entry.name.startswith(_STAGING_PREFIX):
                     shutil.rmtree(entry.path)
-                    removed += 1
+                elif fields.is_voice_id(entry.name) and entry.name not in known:
+                    recovered.mkdir(exist_ok=True)
+                    os.replace(entry.path, recovered / entry.name)
+                else:
+                    continue
+                swept += 1
             except OSError:
-                continue  # still held open; try again next time
-        return removed
+                continue  # still held open, or taken meanwhile; try again next time
+        for voice_id in known:  # a database put back: its voices come back with it
+            stored = recovered / voice_id
+            if stored.is_dir() and not (self.voices_dir / voice_id).exists():
+                try:
+                    os.replace(stored, self.voices_dir / voice_id)
+                    swept += 1
+                except OSError:
+                    continue
+        return swept
 
     # -- helpers ------------------------------------------------------------------
 

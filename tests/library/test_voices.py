@@ -251,7 +251,40 @@ def test_sweep_removes_old_orphans_only(library, make_clip):
     for folder in (orphan, staging, library.voices_dir / kept.id):
         os.utime(folder, (old, old))
     assert library.sweep_orphans() == 2
-    assert sorted(p.name for p in library.voices_dir.iterdir()) == sorted([kept.id, fresh.name])
+    assert sorted(p.name for p in library.voices_dir.iterdir()) == sorted(
+        [kept.id, fresh.name, "recovered"])
+    assert [p.name for p in (library.voices_dir / "recovered").iterdir()] == [orphan.name]
+
+
+def test_a_database_moved_aside_never_costs_a_voice(tmp_path, make_clip):
+    """The damaged-library sentence says to move library.sqlite aside; the voices whose
+    rows it holds are kept, and come back with it."""
+    import os
+
+    root = tmp_path / "data"
+    with VoiceLibrary(root) as library:
+        voice = library.create("Narrator", make_clip(seconds=1.0), make_prompt())
+        clip = library.clip_path(voice.id).read_bytes()
+    old = time.time() - 7200  # older than any create in progress
+    os.utime(root / "voices" / voice.id, (old, old))
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    for name in os.listdir(root):
+        if name.startswith("library.sqlite"):
+            os.replace(root / name, aside / name)
+
+    with VoiceLibrary(root) as fresh:  # a new, empty library
+        assert fresh.list() == []
+    assert (root / "voices" / "recovered" / voice.id / "clip.wav").read_bytes() == clip
+
+    for name in os.listdir(root):
+        if name.startswith("library.sqlite"):
+            os.remove(root / name)
+    for name in os.listdir(aside):
+        os.replace(aside / name, root / name)
+    with VoiceLibrary(root) as restored:
+        [back] = restored.list()
+        assert back.id == voice.id and restored.clip_path(voice.id).read_bytes() == clip
 
 
 def test_an_undoable_delete_hides_the_voice_frees_its_name_and_comes_back(library, make_clip):
