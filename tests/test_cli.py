@@ -488,6 +488,29 @@ def test_bad_numbers_are_one_sentence(synth, outdir, flag, value):
     assert_user_error(synth("--text", TEXT, f"{flag}={value}", "--out", out), out)
 
 
+@pytest.mark.parametrize(("flag", "value", "says"), [
+    ("--t-shift", "1e39", "The t-shift must be from 0.001 to 10"),
+    ("--layer-penalty", "1e308", "The layer penalty must be from 0 to 100"),
+    ("--position-temperature", "1e-320", "The position temperature must be 0 (deterministic)"),
+    ("--class-temperature", "1e300", "The class temperature must be 0 (deterministic)"),
+    ("--guidance", "-3", "The guidance must be from 0 to 20"),
+    ("--seed", "18446744073709551616", "The seed must be a whole number from 0 to"),
+    ("--seed", "-1", "The seed must be a whole number from 0 to"),
+    ("--steps", "1000000000", "The number of steps must be a whole number from 1 to 256"),
+])
+def test_numbers_past_what_the_model_can_use_are_refused_before_it_loads(
+        synth, outdir, monkeypatch, flag, value, says):
+    """Issue 16's reproductions: each ended in a traceback, an overflow or a 4 GB allocation."""
+    from studio.engine.engine import Engine
+
+    def never(*args, **kwargs):
+        raise AssertionError("the model was loaded for a request that cannot run")
+
+    monkeypatch.setattr(Engine, "load", never)
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", TEXT, f"{flag}={value}", "--out", out), out, says=(says,))
+
+
 class _PlantsMarker:
     """Unpickling this would call open(marker, "w"), creating the marker file."""
 

@@ -37,9 +37,15 @@ from studio.engine.languages import resolve_language
 from studio.engine.model import OmniVoiceNet
 from studio.engine.options import (
     DECODE_MODES,
+    GUIDANCE_RANGE,
+    LAYER_PENALTY_RANGE,
     MAX_SECONDS,
+    MAX_SEED,
+    MAX_STEPS,
     MAX_TEXT_CHARS,
     SPEED_RANGE,
+    T_SHIFT_RANGE,
+    TEMPERATURE_RANGE,
     DecodeOptions,
     GenerationOptions,
     resolve_decode_mode,
@@ -141,22 +147,23 @@ def check_options(options: GenerationOptions) -> None:
             f"Unknown decode mode {options.decode_mode!r}; use {', '.join(DECODE_MODES)}."
         )
     d = options.decode
-    if d.num_step < 1:
-        raise UserError("The number of steps must be at least 1.")
-    for name, value in (
-        ("guidance", d.guidance_scale),
-        ("t-shift", d.t_shift),
-        ("layer penalty", d.layer_penalty),
-        ("position temperature", d.position_temperature),
-        ("class temperature", d.class_temperature),
+    if isinstance(d.num_step, bool) or not isinstance(d.num_step, int) \
+            or not 1 <= d.num_step <= MAX_STEPS:
+        raise UserError(f"The number of steps must be a whole number from 1 to {MAX_STEPS} "
+                        f"(32 is the default); got {d.num_step}.")
+    for name, value, (low, high) in (
+        ("guidance", d.guidance_scale, GUIDANCE_RANGE),
+        ("t-shift", d.t_shift, T_SHIFT_RANGE),
+        ("layer penalty", d.layer_penalty, LAYER_PENALTY_RANGE),
     ):
-        if not math.isfinite(value):
-            raise UserError(f"The {name} must be a finite number; got {value}.")
-    if d.t_shift <= 0:
-        # The schedule t*s / (1 + (s-1)*t) divides by zero or runs backwards otherwise.
-        raise UserError(f"The t-shift must be greater than 0 (the default is 0.1); got {d.t_shift}.")
-    if d.position_temperature < 0 or d.class_temperature < 0:
-        raise UserError("Temperatures cannot be negative; use 0 for deterministic decoding.")
+        if not (math.isfinite(value) and low <= value <= high):
+            raise UserError(f"The {name} must be from {low:g} to {high:g}; got {value:g}.")
+    for name, value in (("position temperature", d.position_temperature),
+                        ("class temperature", d.class_temperature)):
+        low, high = TEMPERATURE_RANGE
+        if not (math.isfinite(value) and (value == 0 or low <= value <= high)):
+            raise UserError(f"The {name} must be 0 (deterministic) or from {low:g} to {high:g}; "
+                            f"got {value:g}.")
 
 
 def check_item(item: SynthesisItem, warn: Warn | None = None) -> tuple[str | None, str | None]:
@@ -182,6 +189,10 @@ def check_item(item: SynthesisItem, warn: Warn | None = None) -> tuple[str | Non
             f"The duration must be more than 0 and at most {MAX_SECONDS:.0f} seconds; "
             f"got {item.duration}."
         )
+    if item.seed is not None and (isinstance(item.seed, bool) or not isinstance(item.seed, int)
+                                  or not 0 <= item.seed <= MAX_SEED):
+        raise UserError(f"The seed must be a whole number from 0 to {MAX_SEED}; got "
+                        f"{str(item.seed)[:30]}.")
     language, note = resolve_language(item.language)
     if note and warn is not None:
         warn(note)

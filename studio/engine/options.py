@@ -21,6 +21,17 @@ class DecodeOptions:
     class_temperature: float = 0.0
 
 
+# What the model can use, checked once for the CLI, the studio and every later caller
+# (docs/troubleshooting.md lists them): past these, the schedule, the penalties or the
+# sampling overflow or only waste time. A temperature is 0 (deterministic) or in range.
+MAX_STEPS = 256  # the reference uses 32; 64 is already past audible gains
+GUIDANCE_RANGE = (0.0, 20.0)
+T_SHIFT_RANGE = (0.001, 10.0)
+LAYER_PENALTY_RANGE = (0.0, 100.0)
+TEMPERATURE_RANGE = (0.01, 100.0)
+MAX_SEED = 2**63 - 1  # torch's generator and SQLite both take signed 64-bit seeds
+
+
 @dataclass(frozen=True)
 class GenerationOptions:
     decode: DecodeOptions = field(default_factory=DecodeOptions)
