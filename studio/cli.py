@@ -229,9 +229,13 @@ def run_synth(args) -> dict:
     from studio.engine.engine import SynthesisItem, check_item, check_options
 
     # Cheap checks first, so a typo never waits for a model load.
+    from studio.engine.text import check_code_points
+
     text = _read_text(args)
     if not text.strip():
         raise UserError("The text is empty; type what the voice should say.")
+    if args.ref_text is not None:
+        check_code_points(args.ref_text, "transcript")
     _check_output(args.out, AUDIO_SUFFIXES, "output file")
     if args.tokens_out:
         _check_output(args.tokens_out, (".pt",), "tokens file")

@@ -672,3 +672,17 @@ def test_long_names_up_to_the_limit_are_written_and_longer_ones_refused(synth, o
     too_long = "n" * 260 + ".wav"
     assert_user_error(synth("--text", TEXT, "--out", outdir / too_long),
                       says=("bytes long, more than this file system allows",))
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--text", "abc\udced\udca0\udc80def"], "The text holds bytes that are not valid text"),
+    (["--text", "\u200b\u200d\ufeff \u2060"], "The text is empty"),
+    (["--text", TEXT, "--ref-text", "abc\udcff"], "The transcript holds bytes that are not valid"),
+    (["--text", TEXT, "--instruct", "female\udcff"], "The voice design holds bytes"),
+])
+def test_text_that_is_not_text_is_one_sentence(synth, clip, outdir, args, says):
+    """Undecodable bytes from a shell arrive as lone surrogates; zero-width-only text is empty."""
+    out = outdir / "speech.wav"
+    if "--ref-text" in args:
+        args = [*args, "--ref", str(clip)]
+    assert_user_error(synth(*args, "--out", out), out, says=(says,))

@@ -53,7 +53,7 @@ from studio.engine.options import (
 from studio.engine.packed import decode_packed
 from studio.engine.precision import choose_precision, precision_name
 from studio.engine.prompt import VoicePrompt
-from studio.engine.text import add_punctuation, chunk_text
+from studio.engine.text import add_punctuation, check_code_points, chunk_text, is_blank
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +169,8 @@ def check_options(options: GenerationOptions) -> None:
 def check_item(item: SynthesisItem, warn: Warn | None = None) -> tuple[str | None, str | None]:
     """Validate one request without a model; returns its (language id, normalised instruct)."""
     text = item.text if isinstance(item.text, str) else ""
-    if not text.strip():
+    check_code_points(text, "text")
+    if is_blank(text):
         raise UserError("The text is empty; type what the voice should say.")
     if len(text) > MAX_TEXT_CHARS:
         raise UserError(
@@ -193,6 +194,9 @@ def check_item(item: SynthesisItem, warn: Warn | None = None) -> tuple[str | Non
                                   or not 0 <= item.seed <= MAX_SEED):
         raise UserError(f"The seed must be a whole number from 0 to {MAX_SEED}; got "
                         f"{str(item.seed)[:30]}.")
+    for what, value in (("voice design", item.instruct), ("language", item.language)):
+        if isinstance(value, str):
+            check_code_points(value, what)
     language, note = resolve_language(item.language)
     if note and warn is not None:
         warn(note)
@@ -270,8 +274,10 @@ class Engine:
             raise UserError(f"{name} is completely silent; choose a clip where the voice is audible.")
         if rms < 0.1:
             wave = wave * (0.1 / rms)
-        if ref_text is not None and not ref_text.strip():
-            ref_text = None
+        if ref_text is not None:
+            check_code_points(ref_text, "transcript")
+            if is_blank(ref_text):
+                ref_text = None
         if preprocess:
             if ref_text is None:
                 # Only cut a long clip when no transcript has to stay aligned with it.

@@ -30,6 +30,7 @@ from studio.engine.prompt_cache import (
     prompt_key,
     waveform_sha256,
 )
+from studio.engine.text import check_code_points, is_blank
 
 log = logging.getLogger(__name__)
 
@@ -177,10 +178,12 @@ def _whisper(model: str, device: str) -> Callable[[], Transcribe]:
 
 
 def _transcript(ref_text: str | None) -> str | None:
-    """None (auto-transcription) for a missing or blank transcript, as the engine treats it."""
-    if ref_text is None or not ref_text.strip():
+    """None (auto-transcription) for a missing or blank transcript, as the engine treats it;
+    checked first, since the cache key hashes it."""
+    if ref_text is None:
         return None
-    return ref_text
+    check_code_points(ref_text, "transcript")
+    return None if is_blank(ref_text) else ref_text
 
 
 __all__ = ["PromptSource"]

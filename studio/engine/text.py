@@ -9,6 +9,7 @@ and numbers such as "3.5" or "21:30" are not cut in two (:func:`chunk_text`).
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 _CJK = r"[\u4e00-\u9fff]"
@@ -43,6 +44,23 @@ ABBREVIATIONS: frozenset[str] = frozenset({
     "Apr.", "Aug.", "Sep.", "Sept.", "Oct.", "Nov.", "Dec.", "i.e.", "e.g.",
     "vs.", "Vs.", "Etc.", "approx.", "fig.", "def.",
 })
+
+
+def check_code_points(text: str, what: str) -> None:
+    """Refuse text that is not valid Unicode (lone surrogates: undecodable bytes from a
+    terminal or a file), which the tokenizer and every UTF-8 writer would choke on."""
+    bad = next((i for i, ch in enumerate(text) if 0xD800 <= ord(ch) <= 0xDFFF), None)
+    if bad is not None:
+        from studio.engine.errors import UserError
+
+        raise UserError(f"The {what} holds bytes that are not valid text (at character "
+                        f"{bad + 1}); save or paste it again as UTF-8.")
+
+
+def is_blank(text: str) -> bool:
+    """Nothing to say: only whitespace and invisible characters (zero-width spaces,
+    joiners, direction marks: Unicode's format characters)."""
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text)
 
 
 def combine_text(text: str, ref_text: str | None = None) -> str:
