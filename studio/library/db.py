@@ -19,6 +19,7 @@ again on every query, so it switches over once the writer is done.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -147,6 +148,7 @@ class Database:
         if read_only:
             self._conn = self._open_reader() or self._empty()
             return
+        self._refuse_newer()  # before anything writes: a newer app's library stays as it is
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: no implicit transactions; ours are explicit.
@@ -170,6 +172,19 @@ class Database:
         except BaseException:
             self._conn.close()
             raise
+
+    def _refuse_newer(self) -> None:
+        """Read the schema version of an existing file without changing anything (no WAL
+        switch, no side files: ``immutable``), and refuse a newer one."""
+        if not self.path.is_file():
+            return
+        try:
+            uri = self.path.absolute().as_uri() + "?mode=ro&immutable=1"
+            with contextlib.closing(sqlite3.connect(uri, uri=True)) as peek:
+                version = int(peek.execute("PRAGMA user_version").fetchone()[0])
+        except sqlite3.Error:
+            return  # damaged or locked: the real open says so
+        self._check_not_newer(version)
 
     def _open_reader(self) -> sqlite3.Connection | None:
         """The file opened read-only, or None while it is missing or at an older schema."""

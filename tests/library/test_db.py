@@ -213,3 +213,20 @@ def test_a_reader_that_cannot_switch_to_the_file_yet_stays_empty_instead_of_fail
         finally:
             other.execute("ROLLBACK")
             other.close()
+
+
+def test_a_newer_library_is_refused_without_being_touched(tmp_path):
+    """Issue 16: the refusal came after the file was switched to WAL and side files made."""
+    import sqlite3
+
+    path = tmp_path / "library.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE future (x)")
+        conn.execute("PRAGMA user_version = 99")
+    before = (path.read_bytes(), sorted(p.name for p in tmp_path.iterdir()))
+    with pytest.raises(UserError) as refused:
+        Database(path)
+    assert "made by a newer version" in str(refused.value)
+    assert (path.read_bytes(), sorted(p.name for p in tmp_path.iterdir())) == before
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
