@@ -41,9 +41,17 @@ class InvalidField(ValueError):
         return f"{self.problem[0].upper()}{self.problem[1:]}; {self.fix}."
 
 
+def _check_text(value: str, what: str) -> None:
+    """Lone surrogates (undecodable bytes) cannot be stored as UTF-8: refuse them here."""
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        raise InvalidField(f"the {what} holds bytes that are not valid text",
+                           "type or paste it again")
+
+
 def clean_name(name: object) -> str:
     if not isinstance(name, str):
         raise InvalidField("the voice name is not text", "type a name for the voice")
+    _check_text(name, "voice name")
     name = " ".join(name.split())  # strip, and no tabs or line breaks inside
     if not name:
         raise InvalidField("the voice name is empty", "type a name for the voice")
@@ -63,6 +71,7 @@ def name_key(name: str) -> str:
 def clean_transcript(text: object) -> str:
     if not isinstance(text, str):
         raise InvalidField("the transcript is not text", "type the words spoken in the clip")
+    _check_text(text, "transcript")
     if len(text) > MAX_TRANSCRIPT_CHARS:
         raise InvalidField(
             f"the transcript is longer than {MAX_TRANSCRIPT_CHARS} characters",
@@ -76,6 +85,7 @@ def _optional_text(value: object, what: str, limit: int, fix: str) -> str | None
         return None
     if not isinstance(value, str):
         raise InvalidField(f"the {what} is not text", fix)
+    _check_text(value, what)
     value = value.strip()
     if len(value) > limit:
         raise InvalidField(f"the {what} is longer than {limit} characters", fix)
@@ -88,6 +98,7 @@ def clean_notes(value: object) -> str:
         return ""
     if not isinstance(value, str):
         raise InvalidField("the voice notes are not text", "type the notes again")
+    _check_text(value, "voice notes")
     value = value.strip()
     if len(value) > MAX_NOTES_CHARS:
         raise InvalidField(f"the voice notes are longer than {MAX_NOTES_CHARS:,} characters",
@@ -130,6 +141,7 @@ def clean_tags(value: object) -> tuple[str, ...]:
     for tag in value:
         if not isinstance(tag, str):
             raise InvalidField(f"the tag {tag!r} is not text", "enter the tags one by one")
+        _check_text(tag, "tag")
         tag = " ".join(tag.split())
         if len(tag) > MAX_TAG_CHARS:
             raise InvalidField(
@@ -188,4 +200,8 @@ def parse_time(text: object) -> datetime:
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+    try:
+        return moment.astimezone(timezone.utc)
+    except OverflowError:  # 0001-01-01 east of UTC, or 9999-12-31 west of it
+        raise InvalidField(f"the creation time {text[:40]!r} is outside the years 1-9999 in UTC",
+                           "export the voice again") from None

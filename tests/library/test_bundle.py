@@ -472,3 +472,32 @@ def test_a_prompt_for_another_codec(library, voice, good):
 @pytest.mark.parametrize("clip", [b"not audio at all", b""])
 def test_a_clip_soundfile_cannot_read(library, voice, good, tmp_path, clip):
     refuse(library, rebuild(good, tmp_path / "c.ovoice", {"clip.flac": clip}), "reference clip")
+
+
+@pytest.mark.parametrize("created", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:00:00-05:00"])
+def test_a_creation_time_outside_utc_years_is_refused(library, voice, tmp_path, created):
+    """Issue 16: these raised OverflowError from the import."""
+    import json
+    import zipfile
+
+    bundle = export_voice(library, voice.id, tmp_path / "v.ovoice")
+    bad = tmp_path / "bad.ovoice"
+    with zipfile.ZipFile(bundle) as source, zipfile.ZipFile(bad, "w") as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename == "manifest.json":
+                manifest = json.loads(data)
+                manifest["created"] = created
+                data = json.dumps(manifest).encode()
+            target.writestr(info, data)
+    with pytest.raises(UserError) as refused:
+        read_bundle(bad)
+    assert "outside the years 1-9999 in UTC" in str(refused.value)
+
+
+def test_a_name_with_undecodable_bytes_is_refused(library, voice):
+    """Issue 16: a lone surrogate raised UnicodeEncodeError from SQLite."""
+    with pytest.raises(UserError) as refused:
+        library.rename(voice.id, "Nar\udcffrator")
+    assert "holds bytes that are not valid text" in str(refused.value)
+    assert library.get(voice.id).name == voice.name
