@@ -304,9 +304,11 @@ def _render(args, options, item, voice=None) -> dict:
     prompt, source, encodes, transcriptions = None, "none", 0, 0
     if voice is not None:
         # A saved voice's prompt was encoded when it was saved: read from disk, no work.
-        prompt, source = VoicePrompt.load(voice[1], engine.info.audio.codebooks), "disk"
+        spec = engine.info.audio
+        prompt, source = VoicePrompt.load(voice[1], spec.codebooks, spec.mask_id), "disk"
     elif args.prompt:
-        prompt, source = VoicePrompt.load(args.prompt, engine.info.audio.codebooks), "file"
+        spec = engine.info.audio
+        prompt, source = VoicePrompt.load(args.prompt, spec.codebooks, spec.mask_id), "file"
     elif args.ref:
         prompts = _prompt_source(engine, args, prompts_enabled)
         prompt, source = prompts.obtain(

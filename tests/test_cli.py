@@ -686,3 +686,29 @@ def test_text_that_is_not_text_is_one_sentence(synth, clip, outdir, args, says):
     if "--ref-text" in args:
         args = [*args, "--ref", str(clip)]
     assert_user_error(synth(*args, "--out", out), out, says=(says,))
+
+
+def _prompt(path: Path, **changes) -> Path:
+    data = {"format_version": 1, "ref_audio_tokens": torch.zeros(8, 20, dtype=torch.long),
+            "ref_text": "Hello there.", "ref_rms": 0.1}
+    data.update(changes)
+    torch.save(data, path)
+    return path
+
+
+@pytest.mark.parametrize(("changes", "says"), [
+    ({"ref_audio_tokens": torch.full((8, 20), 5000)}, "outside the codec's range"),
+    ({"ref_audio_tokens": torch.full((8, 20), -1)}, "outside the codec's range"),
+    ({"ref_audio_tokens": torch.ones(8, 20, dtype=torch.bool)}, "not whole numbers"),
+    ({"ref_audio_tokens": torch.ones(8, 20, dtype=torch.complex64)}, "not whole numbers"),
+    ({"ref_rms": float("nan")}, "invalid loudness value"),
+    ({"ref_rms": -0.1}, "invalid loudness value"),
+    ({"ref_rms": 0.0}, "invalid loudness value"),
+    ({"ref_text": "x" * 1_000_000}, "more than the 10,000 allowed"),
+    ({"ref_audio_tokens": torch.zeros(8, 60_000, dtype=torch.long)}, "more than the 1,500"),
+])
+def test_a_prompt_file_is_checked_whole_before_use(synth, tmp_path, outdir, changes, says):
+    """Issue 16: these were internal errors, silent or polarity-flipped audio, or minutes long."""
+    out = outdir / "speech.wav"
+    run = synth("--text", TEXT, "--prompt", _prompt(tmp_path / "voice.pt", **changes), "--out", out)
+    assert_user_error(run, out, says=(says,))

@@ -8,6 +8,7 @@ without running it.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,8 +17,14 @@ import torch
 
 from studio.atomic import atomic_write
 from studio.engine.errors import UserError
+from studio.engine.text import check_code_points
 
 FORMAT_VERSION = 1
+
+
+TOKEN_DTYPES = frozenset({torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8})
+MAX_PROMPT_FRAMES = 1500  # a minute at the codec's 25 frames a second
+MAX_PROMPT_TEXT_CHARS = 10_000  # as a saved voice's transcript
 
 
 @dataclass(frozen=True)
@@ -43,7 +50,8 @@ class VoicePrompt:
             torch.save(self.to_dict(), handle)
 
     @classmethod
-    def load(cls, path: str | os.PathLike, codebooks: int | None = None) -> VoicePrompt:
+    def load(cls, path: str | os.PathLike, codebooks: int | None = None,
+             codebook_size: int | None = None) -> VoicePrompt:
         """Read a v1 prompt file; every way it can be wrong is one UserError sentence."""
         source = Path(path)
         if source.is_dir():
@@ -60,10 +68,14 @@ class VoicePrompt:
                 f"The voice prompt file {source} cannot be loaded because {why}; "
                 "create it again from the reference clip."
             ) from None
-        return cls.from_dict(data, str(source), codebooks)
+        return cls.from_dict(data, str(source), codebooks, codebook_size)
 
     @classmethod
-    def from_dict(cls, data: object, name: str, codebooks: int | None = None) -> VoicePrompt:
+    def from_dict(cls, data: object, name: str, codebooks: int | None = None,
+                  codebook_size: int | None = None) -> VoicePrompt:
+        """Check everything a render would trip on: dtype, shape and range of the tokens,
+        a finite positive loudness, and bounded sizes (``codebook_size``: every token
+        must be below it)."""
         if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION:
             version = data.get("format_version") if isinstance(data, dict) else None
             raise UserError(
@@ -85,4 +97,21 @@ class VoicePrompt:
                 f"{name} was made for a codec with {tokens.shape[0]} codebooks, but this model uses "
                 f"{codebooks}; create it again with this model."
             )
+        again = "create it again from the reference clip"
+        if tokens.dtype not in TOKEN_DTYPES or tokens.layout != torch.strided:
+            raise UserError(f"{name} holds tokens that are not whole numbers; {again}.")
+        if tokens.shape[1] > MAX_PROMPT_FRAMES:
+            raise UserError(f"{name} holds {tokens.shape[1]:,} frames of reference audio, more than "
+                            f"the {MAX_PROMPT_FRAMES:,} (a minute) a prompt may hold; create it "
+                            "again from a clip of 3 to 10 seconds.")
+        low, high = int(tokens.min()), int(tokens.max())
+        if low < 0 or (codebook_size is not None and high >= codebook_size):
+            raise UserError(f"{name} holds tokens outside the codec's range ({low} to {high}); "
+                            f"{again}.")
+        if isinstance(rms, bool) or not (math.isfinite(rms) and 0 < rms <= 1):
+            raise UserError(f"{name} has an invalid loudness value ({rms!r}); {again}.")
+        if len(text) > MAX_PROMPT_TEXT_CHARS:
+            raise UserError(f"{name} has a transcript of {len(text):,} characters, more than the "
+                            f"{MAX_PROMPT_TEXT_CHARS:,} allowed; {again}.")
+        check_code_points(text, "voice prompt's transcript")
         return cls(tokens=tokens.to(torch.long), text=text, rms=float(rms))

@@ -19,7 +19,6 @@ import hashlib
 import io
 import json
 import lzma
-import math
 import re
 import struct
 import zipfile
@@ -57,7 +56,6 @@ _EOCD_SIZE = 22
 _ZIP64_LOCATOR_SIGNATURE = b"PK\x06\x07"  # voice files never need ZIP64
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_TOKEN_DTYPES = frozenset({torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8})
 _MANIFEST_KEYS = ("name", "transcript", "instruct", "seed", "tags", "language", "created")
 
 # What a damaged zip can raise while its directory or a member is read.
@@ -400,25 +398,17 @@ def _parse_prompt(
                 "use a voice file from a source you trust",
             ) from None
         raise _Refusal("its voice prompt is damaged or not a voice prompt") from None
-    try:
-        prompt = VoicePrompt.from_dict(raw, "The voice prompt")
-    except UserError:
-        raise _Refusal(f"its voice prompt is not a complete format-{VERSION} voice prompt") from None
-    tokens = raw["ref_audio_tokens"]
-    if tokens.dtype not in _TOKEN_DTYPES or tokens.layout != torch.strided:
-        raise _Refusal("its voice prompt's tokens are not whole numbers")
-    if codebooks is not None and prompt.tokens.shape[0] != codebooks:
-        raise _Refusal(
-            f"its voice prompt was made for a codec with {prompt.tokens.shape[0]} codebooks, "
-            f"but this model uses {codebooks}",
-            "create the voice again with this model from its reference clip",
-        )
-    low, high = int(prompt.tokens.min()), int(prompt.tokens.max())
-    if low < 0 or (codebook_size is not None and high >= codebook_size):
-        raise _Refusal("its voice prompt holds tokens outside the codec's range")
-    if not math.isfinite(prompt.rms) or prompt.rms < 0:
-        raise _Refusal("its voice prompt has an invalid loudness value")
-    return prompt
+    name = "The voice prompt"
+    try:  # the one check of a prompt, as for a prompt file; its reason, in the bundle's words
+        return VoicePrompt.from_dict(raw, name, codebooks, codebook_size)
+    except UserError as exc:
+        reason = str(exc).removeprefix(name).split("; ", 1)[0].strip()
+        if "incomplete" in reason or "format version" in reason:
+            raise _Refusal(f"its voice prompt is not a complete format-{VERSION} voice prompt") \
+                from None
+        fix = ("create the voice again with this model from its reference clip"
+               if "codebooks" in reason else "export the voice again and import the new file")
+        raise _Refusal(f"its voice prompt {reason}", fix) from None
 
 
 def _check_prompt_container(data: bytes) -> None:

@@ -214,11 +214,13 @@ class VoiceLibrary:
     def prompt_path(self, voice_id: str) -> Path:
         return self.folder(voice_id) / PROMPT_FILE
 
-    def load_prompt(self, voice_id: str, codebooks: int | None = None) -> VoicePrompt:
-        """The voice's prompt (loaded weights-only; ``codebooks`` checks the codec)."""
+    def load_prompt(self, voice_id: str, codebooks: int | None = None,
+                    codebook_size: int | None = None) -> VoicePrompt:
+        """The voice's prompt (loaded weights-only; ``codebooks`` and ``codebook_size``
+        check it against the codec)."""
         from studio.engine.prompt import VoicePrompt
 
-        return VoicePrompt.load(self.prompt_path(voice_id), codebooks=codebooks)
+        return VoicePrompt.load(self.prompt_path(voice_id), codebooks, codebook_size)
 
     def unique_name(self, name: str) -> str:
         """``name`` if no voice has it, else the first free ``name (2)``, ``name (3)``..."""

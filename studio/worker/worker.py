@@ -210,7 +210,8 @@ class InferenceWorker(QObject):
             voice = self._saved_voice(request.voice_id)
             if voice is not None:  # encoded when it was saved: read from disk
                 library = self.voice_library()
-                prompt = library.load_prompt(voice.id, self.engine.info.audio.codebooks)
+                spec = self.engine.info.audio
+                prompt = library.load_prompt(voice.id, spec.codebooks, spec.mask_id)
                 source = "disk"
                 sha = self.prompts.audio_sha256(library.clip_path(voice.id))
             elif request.reference is not None:  # also a deleted voice's take, from its clip
