@@ -477,7 +477,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _command(args, logfile: Path | None) -> int:
     """One headless subcommand, with the CLI's contract for errors and exit statuses."""
+    from studio.paths import check_data_dir
+
     try:
+        if args.command != "download":  # every other command keeps something there
+            check_data_dir()
         if args.command == "synth":
             summary = run_synth(args)
             if args.json:

@@ -20,3 +20,15 @@ def data_dir() -> Path:
 
 def log_file() -> Path:
     return data_dir() / "omnivoice-desktop.log"
+
+
+def check_data_dir() -> Path:
+    """The data folder, or one sentence when something that is not a folder holds its
+    place (the library, the cache and the log could not be kept)."""
+    folder = data_dir()
+    if folder.exists() and not folder.is_dir():
+        from studio.engine.errors import UserError
+
+        raise UserError(f"The data folder {folder} is a file, not a folder; move the file away, "
+                        "or set OMNIVOICE_DESKTOP_DATA_DIR to a folder.")
+    return folder

@@ -202,3 +202,42 @@ def test_cache_needs_a_subcommand(cli):
     with pytest.raises(SystemExit) as exit_info:
         cli("cache")
     assert exit_info.value.code == 2
+
+
+# ---------------------------------------------------------------------------
+# A data folder or cache folder that is not what it should be (issue 16)
+# ---------------------------------------------------------------------------
+
+
+def _one_sentence(code, out, err) -> str:
+    assert code == 2, err
+    assert len(err) == 1 and err[0].startswith("error: ") and "Traceback" not in err[0], err
+    return err[0]
+
+
+@pytest.mark.parametrize("command", [["cache", "info"], ["cache", "clear"], ["voices", "list"],
+                                     ["selftest"]])
+def test_a_data_folder_that_is_a_file_is_one_sentence(cli, tmp_path, monkeypatch, command):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder should be")
+    monkeypatch.setenv("OMNIVOICE_DESKTOP_DATA_DIR", str(blocker))
+    assert "is a file, not a folder" in _one_sentence(*cli(*command))
+    assert blocker.read_text() == "a file where the data folder should be"
+
+
+def test_a_cache_folder_that_is_a_file_is_said_by_the_cache_commands_and_skipped_by_synth(
+        cli, synth, clip):
+    cache_folder().parent.mkdir(parents=True, exist_ok=True)
+    cache_folder().write_text("in the way")
+    for command in (["cache", "info"], ["cache", "clear"]):
+        assert "The prompt cache folder" in _one_sentence(*cli(*command))
+    summary = synth("--ref", clip, "--ref-text", "Some words.")  # the cache only saves time
+    assert summary["prompt_source"] == "encoded"
+    assert cache_folder().read_text() == "in the way"
+
+
+def test_an_entry_that_cannot_be_deleted_is_said_by_cache_clear(cli):
+    cache_folder().mkdir(parents=True)
+    (cache_folder() / ("a" * 64 + ".pt")).mkdir()  # a folder with an entry's name
+    message = _one_sentence(*cli("cache", "clear"))
+    assert message.startswith("error: 1 of 1 cached voice prompts in ")

@@ -468,14 +468,25 @@ class PromptCache:
 
     # -- housekeeping ----------------------------------------------------------
 
-    def _scan(self) -> list[tuple[int, str, int]]:
-        """(mtime_ns, key, bytes) of every entry; stale temp files are removed on the way."""
+    def _scan(self, strict: bool = False) -> list[tuple[int, str, int]]:
+        """(mtime_ns, key, bytes) of every entry; stale temp files are removed on the way.
+
+        A folder that cannot be read (a file in its place, no permission) is an empty
+        cache for a render, which it only ever speeds up; ``strict`` (the cache
+        commands) says so in one sentence instead."""
         if self.folder is None:
             return []
         entries = []
         try:
             scan = os.scandir(self.folder)
         except FileNotFoundError:
+            return []
+        except OSError as exc:
+            if strict:
+                raise UserError(f"The prompt cache folder {self.folder} cannot be read "
+                                f"({exc.strerror or exc}); remove what is in its place or fix "
+                                "its permissions.") from None
+            log.warning("prompt cache: cannot read %s (%s); working without it", self.folder, exc)
             return []
         stale = time.time() - STALE_TEMP_S
         with scan:
@@ -512,7 +523,7 @@ class PromptCache:
         return removed
 
     def info(self) -> dict:
-        entries = self._scan()
+        entries = self._scan(strict=True)
         with self._lock:
             in_memory = len(self._memory)
         return {
@@ -529,13 +540,19 @@ class PromptCache:
         """Forget everything; returns how many files were deleted."""
         with self._lock:
             self._memory.clear()
-        removed = 0
-        for _mtime, key, _size in self._scan():
+        removed, kept = 0, []
+        for _mtime, key, _size in self._scan(strict=True):
             try:
                 (self.folder / f"{key}{_SUFFIX}").unlink()
                 removed += 1
             except FileNotFoundError:
                 pass
+            except OSError as exc:  # a folder with an entry's name, or no permission
+                kept.append(exc.strerror or str(exc))
+        if kept:
+            raise UserError(f"{len(kept)} of {removed + len(kept)} cached voice prompts in "
+                            f"{self.folder} could not be deleted ({kept[0]}); check that the "
+                            "folder and its entries are yours to delete.")
         return removed
 
 
