@@ -26,21 +26,34 @@ ACCEL_CHOICES = ("off", "compile", "flashinfer", "flashinfer-graph")
 
 
 def _positive_int(value: str) -> int:
-    number = int(value)
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
     if number < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return number
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with the CLI's contract for a mistake: one sentence, exit status 2
+    (not a usage block), and how to see the options."""
+
+    def error(self, message: str):
+        where = self.prog
+        self.exit(2, f"error: {message[0].upper()}{message[1:].rstrip('.')}; run {where} --help "
+                     "for the options.\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="omnivoice-desktop",
         description="OmniVoice Desktop: clone and design voices with OmniVoice, locally.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--model", dest="studio_model", default=None,
                         help="open the studio on this checkpoint folder or repo id")
-    commands = parser.add_subparsers(dest="command")
+    commands = parser.add_subparsers(dest="command")  # subparsers are _Parsers too
 
     synth = commands.add_parser("synth", help="render speech to an audio file")
     synth.add_argument("--model", help="checkpoint folder or Hugging Face repo id (default k2-fsa/OmniVoice)")
@@ -82,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     download.add_argument("repo", nargs="?", default=None, help="repo id (default k2-fsa/OmniVoice)")
 
     cache = commands.add_parser("cache", help="the cache of encoded reference clips (voice prompts)")
-    cache_commands = cache.add_subparsers(dest="cache_command", required=True)
+    cache_commands = cache.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
     cache_info = cache_commands.add_parser("info", help="where the cache is and what it holds")
     cache_info.add_argument("--json", action="store_true", help="print one JSON line")
     cache_clear = cache_commands.add_parser("clear", help="delete every cached voice prompt")
@@ -248,8 +261,14 @@ def run_synth(args) -> dict:
         raise UserError("Give one of --voice, --prompt or --ref, not more.")
     if args.ref is not None and args.ref.is_dir():
         raise UserError(f"The reference clip {args.ref} is a folder; pass an audio file.")
+    if args.ref is not None and args.ref.exists() and not args.ref.is_file():
+        raise UserError(f"The reference clip {args.ref} is not a regular file (a device or a "
+                        "pipe); pass an audio file.")
     if args.ref is not None and not args.ref.is_file():
         raise UserError(f"The reference clip {args.ref} does not exist.")
+    if args.ref_text is not None and args.ref is None:
+        raise UserError("--ref-text is the transcript of a reference clip; give the clip with "
+                        "--ref, or leave --ref-text out.")
     voice = _saved_voice(args.voice) if args.voice is not None else None
     options = _options(args)
     saved = voice[0] if voice is not None else None

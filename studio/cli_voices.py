@@ -16,7 +16,7 @@ from studio.engine.errors import UserError
 
 def add_parser(commands) -> None:
     voices = commands.add_parser("voices", help="saved voices: list, save, export, import, delete")
-    sub = voices.add_subparsers(dest="voices_command", required=True)
+    sub = voices.add_subparsers(dest="voices_command", required=True, metavar="COMMAND")
 
     listing = sub.add_parser("list", help="the saved voices, newest first")
     listing.add_argument("--json", action="store_true", help="print one JSON line")

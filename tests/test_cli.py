@@ -712,3 +712,42 @@ def test_a_prompt_file_is_checked_whole_before_use(synth, tmp_path, outdir, chan
     out = outdir / "speech.wav"
     run = synth("--text", TEXT, "--prompt", _prompt(tmp_path / "voice.pt", **changes), "--out", out)
     assert_user_error(run, out, says=(says,))
+
+
+@pytest.mark.parametrize("argv", [
+    ["synth", "--steps", "0", "--text", "a", "--out", "x.wav"],
+    ["synth", "--steps", "many", "--text", "a", "--out", "x.wav"],
+    ["synth", "--text", "a"],
+    ["cache"],
+    ["voices"],
+    ["--no-such-option"],
+])
+def test_a_command_line_mistake_is_one_sentence_without_internal_names(capfd, argv):
+    """Issue 16: argparse printed a usage block and names such as _positive_int."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    err = capfd.readouterr().err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert exited.value.code == 2 and len(lines) == 1, err
+    assert lines[0].startswith("error: ") and lines[0].endswith("--help for the options.")
+    assert "usage" not in err and "_positive_int" not in err and "_command" not in err
+
+
+def test_contradictions_and_odd_inputs_are_one_sentence(synth, outdir):
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", TEXT, "--ref-text", "Words.", "--out", out), out,
+                      says=("--ref-text is the transcript of a reference clip",))
+    assert_user_error(synth("--text", TEXT, "--ref", "/dev/zero", "--ref-text", "x", "--out", out),
+                      out, says=("is not a regular file",))
+    run = synth("--text", TEXT, "--instruct", "female, " * 2000, "--out", out)
+    message = assert_user_error(run, out, says=("at most 1,000",))
+    assert len(message) < 200  # the line was 16 KB
+
+
+def test_a_reference_over_a_minute_with_a_transcript_is_refused(synth, tmp_path, outdir, speech):
+    """Issue 16: a 10-minute clip with its transcript ran for minutes after its warning;
+    without a transcript it is cut at a pause (tested elsewhere)."""
+    long_clip = write_wav(tmp_path / "talk.wav", speech(61.0))
+    out = outdir / "speech.wav"
+    assert_user_error(synth("--text", TEXT, "--ref", long_clip, "--ref-text", "A long talk.",
+                            "--out", out), out, says=("more than the 60 s a prompt can use",))

@@ -108,6 +108,10 @@ class _Job:
     seed: int
 
 
+MAX_INSTRUCT_CHARS = 1_000  # as a saved voice's; an instruct is a few attributes
+MAX_REFERENCE_S = 60.0  # a prompt holds at most a minute of frames (prompt.MAX_PROMPT_FRAMES)
+
+
 def long_reference_note(seconds: float) -> str | None:
     """The warning for a reference clip of ``seconds`` (after trimming), if it is too long."""
     if seconds <= LONG_REFERENCE_S:
@@ -197,6 +201,9 @@ def check_item(item: SynthesisItem, warn: Warn | None = None) -> tuple[str | Non
     for what, value in (("voice design", item.instruct), ("language", item.language)):
         if isinstance(value, str):
             check_code_points(value, what)
+    if isinstance(item.instruct, str) and len(item.instruct) > MAX_INSTRUCT_CHARS:
+        raise UserError(f"The voice design is {len(item.instruct):,} characters long; describe "
+                        f"the voice in at most {MAX_INSTRUCT_CHARS:,} (a few attributes).")
     language, note = resolve_language(item.language)
     if note and warn is not None:
         warn(note)
@@ -288,7 +295,14 @@ class Engine:
                     f"{name} is silent after silence trimming; use a louder clip or turn off "
                     "reference preprocessing."
                 )
-        note = long_reference_note(wave.shape[-1] / sr)
+        seconds = wave.shape[-1] / sr
+        if seconds > MAX_REFERENCE_S:  # only with a transcript: without one it was cut above
+            raise UserError(
+                f"The reference clip is {seconds:.0f} s long, more than the {MAX_REFERENCE_S:.0f} s "
+                "a prompt can use (3 to 10 s clones best); trim it, or leave the transcript "
+                "empty to have it cut at a pause and transcribed."
+            )
+        note = long_reference_note(seconds)
         if note and warn is not None:
             warn(note)
         if ref_text is None:
