@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import time
+import unicodedata
 from pathlib import Path
 
 from studio import __version__
@@ -124,6 +125,12 @@ def _read_text(args) -> str:
         raise UserError(f"The text file {args.text_file} is not UTF-8 text; save it as UTF-8.") from None
     except OSError as exc:
         raise UserError(f"The text file {args.text_file} cannot be read ({exc.strerror}).") from None
+
+
+def one_line(message: str) -> str:
+    """A sentence as one line: control characters it quotes from the user's input
+    (a line break in an instruct, say) are shown escaped, as Python writes them."""
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in message)
 
 
 def _check_output(path: Path, suffixes: tuple[str, ...], what: str) -> None:
@@ -536,9 +543,10 @@ def _command(args, logfile: Path | None) -> int:
                 print(summary["message"])
         return 0
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        message = one_line(str(exc))
+        print(f"error: {message}", file=sys.stderr)
         if getattr(args, "json", False):
-            print(json.dumps({"error": str(exc)}, ensure_ascii=False))
+            print(json.dumps({"error": message}, ensure_ascii=False))
         return 2
     except KeyboardInterrupt:
         print("error: interrupted; nothing was written.", file=sys.stderr)

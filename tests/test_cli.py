@@ -751,3 +751,10 @@ def test_a_reference_over_a_minute_with_a_transcript_is_refused(synth, tmp_path,
     out = outdir / "speech.wav"
     assert_user_error(synth("--text", TEXT, "--ref", long_clip, "--ref-text", "A long talk.",
                             "--out", out), out, says=("more than the 60 s a prompt can use",))
+
+
+def test_an_error_quoting_a_line_break_stays_one_line(synth, outdir):
+    """Found by tests/test_fuzz.py: an instruct of '0\\r0' split the error over two lines."""
+    out = outdir / "speech.wav"
+    message = assert_user_error(synth("--text", TEXT, "--instruct", "0\r0", "--out", out), out)
+    assert "'0\\r0'" in message

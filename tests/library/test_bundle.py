@@ -501,3 +501,16 @@ def test_a_name_with_undecodable_bytes_is_refused(library, voice):
         library.rename(voice.id, "Nar\udcffrator")
     assert "holds bytes that are not valid text" in str(refused.value)
     assert library.get(voice.id).name == voice.name
+
+
+@pytest.mark.parametrize("version", [torch.tensor([]), torch.zeros(7), True, 1.0, "1", None])
+def test_a_prompt_whose_version_is_not_the_number_1_is_one_sentence(version):
+    """Found by tests/test_fuzz.py: a tensor version raised RuntimeError, and its repr split
+    the sentence over lines."""
+    from studio.engine.prompt import VoicePrompt
+
+    data = {"format_version": version, "ref_audio_tokens": torch.zeros(8, 5, dtype=torch.long),
+            "ref_text": "Hi.", "ref_rms": 0.1}
+    with pytest.raises(UserError) as refused:
+        VoicePrompt.from_dict(data, "The prompt")
+    assert "\n" not in str(refused.value) and "format version 1" in str(refused.value)

@@ -1,0 +1,202 @@
+"""Hostile input, generated: every entry point either works or says one sentence.
+
+Property-based tests (Hypothesis) over the command line's numbers and text, prompt
+files built from random tensors and dicts, audio files with random bytes, and
+``.ovoice`` bundles with random members. The property everywhere: success, or a
+``UserError`` (exit 2 and one line on stderr for the command line), with nothing new
+left on disk; never another exception, never exit 1, never a traceback.
+
+The budget is fixed and derandomised (the same examples on every run, seconds in
+all), so CI is repeatable; ``FUZZ_EXAMPLES=500 pytest tests/test_fuzz.py`` runs a
+longer search, whose findings become regular tests in test_cli.py and the library's.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from studio.cli import main
+from studio.engine.errors import UserError
+
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
+FUZZ = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                       HealthCheck.too_slow])
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+# Any code point, lone surrogates included (what a shell makes of undecodable bytes).
+ANY_TEXT = st.text(st.characters(codec=None, categories=None), max_size=40)
+ANY_FLOAT = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(
+    [0.0, -0.0, 5e-324, 1e-320, 1e308, -1e308, 1e39])
+ANY_INT = st.integers(min_value=-(2**70), max_value=2**70)
+
+
+def _files(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")} if folder.exists() else set()
+
+
+def _one_sentence_or_success(code: int, err: str, out: Path) -> None:
+    lines = [line for line in err.splitlines() if line.strip()
+             and not line.startswith("warning: ")]
+    assert "Traceback" not in err, err
+    if code == 0:
+        audio, rate = sf.read(out, dtype="float32")
+        assert rate > 0 and audio.size > 0 and np.isfinite(audio).all()
+        return
+    assert code == 2, (code, err)
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert not out.exists()
+
+
+@FUZZ
+@given(option=st.sampled_from(["--guidance", "--t-shift", "--layer-penalty",
+                               "--position-temperature", "--class-temperature", "--speed",
+                               "--duration"]),
+       value=ANY_FLOAT)
+def test_any_number_renders_or_is_one_sentence(tiny_checkpoint, tmp_path, capfd, option, value):
+    out = tmp_path / "fuzz.wav"
+    out.unlink(missing_ok=True)
+    capfd.readouterr()
+    code = main(["synth", "--model", str(tiny_checkpoint), "--device", "cpu", "--precision",
+                 "fp32", "--steps", "2", "--text", "Short.", f"{option}={value!r}",
+                 "--out", str(out), "--quiet"])
+    _one_sentence_or_success(code, capfd.readouterr().err, out)
+
+
+@FUZZ
+@given(steps=ANY_INT, seed=ANY_INT)
+def test_any_whole_number_renders_or_is_one_sentence(tiny_checkpoint, tmp_path, capfd, steps,
+                                                      seed):
+    out = tmp_path / "fuzz.wav"
+    out.unlink(missing_ok=True)
+    if 3 < steps <= 256:
+        steps = 3  # the property is about the bounds, not about long renders
+    capfd.readouterr()
+    try:
+        code = main(["synth", "--model", str(tiny_checkpoint), "--device", "cpu", "--precision",
+                     "fp32", f"--steps={steps}", f"--seed={seed}", "--text", "Short.",
+                     "--out", str(out), "--quiet"])
+    except SystemExit as exited:  # argparse's refusal, one sentence too
+        code = exited.code
+    _one_sentence_or_success(code, capfd.readouterr().err, out)
+
+
+@FUZZ
+@given(text=ANY_TEXT, instruct=st.none() | ANY_TEXT)
+def test_any_text_renders_or_is_one_sentence(tiny_checkpoint, tmp_path, capfd, text, instruct):
+    out = tmp_path / "fuzz.wav"
+    out.unlink(missing_ok=True)
+    argv = ["synth", "--model", str(tiny_checkpoint), "--device", "cpu", "--precision", "fp32",
+            "--steps", "2", "--text", text, "--out", str(out), "--quiet"]
+    if instruct is not None:
+        argv += ["--instruct", instruct]
+    capfd.readouterr()
+    try:
+        code = main(argv)
+    except SystemExit as exited:  # a text argparse reads as an option ("-x")
+        code = exited.code
+    _one_sentence_or_success(code, capfd.readouterr().err, out)
+
+
+# -- prompt files ----------------------------------------------------------------------
+TOKEN_DTYPES = st.sampled_from([torch.int64, torch.int32, torch.int16, torch.uint8, torch.bool,
+                                torch.float32, torch.float16, torch.complex64])
+
+
+@st.composite
+def tensors(draw):
+    dtype = draw(TOKEN_DTYPES)
+    shape = draw(st.lists(st.integers(0, 9), min_size=0, max_size=3))
+    data = torch.from_numpy(np.asarray(draw(st.lists(
+        st.integers(-3000, 3000), min_size=math.prod(shape), max_size=math.prod(shape))),
+        dtype=np.int64).reshape(shape))
+    return data.to(dtype)
+
+
+VALUES = st.recursive(st.none() | st.booleans() | ANY_INT | ANY_FLOAT | ANY_TEXT | tensors(),
+                      lambda inner: st.lists(inner, max_size=3)
+                      | st.dictionaries(ANY_TEXT, inner, max_size=3), max_leaves=6)
+
+
+@FUZZ
+@given(fields=st.fixed_dictionaries({}, optional={
+    "format_version": st.integers(0, 2) | VALUES, "ref_audio_tokens": tensors() | VALUES,
+    "ref_text": ANY_TEXT | VALUES, "ref_rms": ANY_FLOAT | VALUES}))
+def test_any_prompt_dict_loads_or_is_one_sentence(fields):
+    from studio.engine.prompt import VoicePrompt
+
+    try:
+        prompt = VoicePrompt.from_dict(fields, "The fuzzed prompt", codebooks=None,
+                                       codebook_size=1024)
+    except UserError as exc:
+        assert "\n" not in str(exc) and str(exc).endswith(".")
+        return
+    assert prompt.tokens.dtype == torch.long and 0 < prompt.rms <= 1
+    assert int(prompt.tokens.min()) >= 0 and int(prompt.tokens.max()) < 1024
+
+
+# -- audio files -----------------------------------------------------------------------
+@FUZZ
+@given(head=st.sampled_from([b"", b"RIFF", b"fLaC", b"OggS", b"ID3"]), body=st.binary(max_size=600),
+       real=st.booleans())
+def test_any_reference_file_is_audio_or_one_sentence(tmp_path, head, body, real):
+    from studio.engine import audio as audio_ops
+
+    path = tmp_path / "ref.wav"
+    if real:  # a real header, then random bytes: truncated and corrupt files
+        buffer = io.BytesIO()
+        sf.write(buffer, np.zeros(400, np.float32), 24000, format="WAV")
+        data = buffer.getvalue()[:44] + body
+    else:
+        data = head + body
+    path.write_bytes(data)
+    try:
+        wave = audio_ops.load_reference(path, 24000)
+    except UserError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert np.isfinite(wave).all()
+
+
+# -- voice files -------------------------------------------------------------------------
+@FUZZ
+@given(manifest=st.none() | st.dictionaries(ANY_TEXT, VALUES, max_size=4)
+       | st.builds(dict, name=ANY_TEXT, created=ANY_TEXT, version=st.integers(0, 2),
+                   format=st.just("omnivoice-desktop-voice")),
+       members=st.dictionaries(st.sampled_from(["clip.wav", "prompt.pt", "../evil", "x/y",
+                                                "manifest.json"]),
+                               st.binary(max_size=200), max_size=3))
+def test_any_voice_file_imports_or_is_one_sentence(tmp_path, manifest, members):
+    from studio.library.bundle import import_voice
+    from studio.library.voices import VoiceLibrary
+
+    bundle = tmp_path / "fuzz.ovoice"
+    with zipfile.ZipFile(bundle, "w") as archive:
+        if manifest is not None:
+            archive.writestr("manifest.json", json.dumps(manifest, default=str))
+        for name, data in members.items():
+            if name != "manifest.json" or manifest is None:
+                archive.writestr(name, data)
+    root = tmp_path / "library"
+    with VoiceLibrary(root) as library:
+        before = _files(root)
+        try:
+            import_voice(library, bundle)
+        except UserError as exc:
+            assert "\n" not in str(exc)
+            assert _files(root) == before
+            return
+        raise AssertionError("random bytes imported as a voice")
