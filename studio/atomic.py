@@ -41,6 +41,9 @@ def check_target(path: Path, what: str) -> None:
                         f"than this file system allows ({limit}); choose a shorter name.")
     if target.is_dir():
         raise UserError(f"The {what} {target} is a folder; name a file instead.")
+    if target.exists() and not target.resolve().is_file():  # /dev/full, a pipe, ...
+        raise UserError(f"The {what} {target} is not a regular file (a device or a pipe); "
+                        "name a file instead.")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UserError(f"The folder {folder} for the {what} is not writable; choose another "
                         "folder or fix its permissions.")
@@ -61,8 +64,12 @@ def _open_temp_beside(target: Path) -> tuple[int, str]:
 
 @contextmanager
 def atomic_write(path: str | os.PathLike) -> Iterator[BinaryIO]:
-    """``with atomic_write(p) as f: f.write(...)`` -- ``p`` appears complete or not at all."""
+    """``with atomic_write(p) as f: f.write(...)`` -- ``p`` appears complete or not at all.
+
+    A symlink is written through: its target is replaced, the link stays."""
     target = Path(path)
+    if target.is_symlink():
+        target = target.resolve()
     fd, tmp = _open_temp_beside(target)
     try:
         with os.fdopen(fd, "wb") as handle:

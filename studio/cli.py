@@ -543,10 +543,10 @@ def _command(args, logfile: Path | None) -> int:
                 print(summary["message"])
         return 0
     except UserError as exc:
-        message = one_line(str(exc))
-        print(f"error: {message}", file=sys.stderr)
+        sentence = one_line(str(exc))
+        print(f"error: {sentence}", file=sys.stderr)
         if getattr(args, "json", False):
-            print(json.dumps({"error": message}, ensure_ascii=False))
+            print(json.dumps({"error": sentence}, ensure_ascii=False))
         return 2
     except KeyboardInterrupt:
         print("error: interrupted; nothing was written.", file=sys.stderr)

@@ -758,3 +758,17 @@ def test_an_error_quoting_a_line_break_stays_one_line(synth, outdir):
     out = outdir / "speech.wav"
     message = assert_user_error(synth("--text", TEXT, "--instruct", "0\r0", "--out", out), out)
     assert "'0\\r0'" in message
+
+
+def test_an_output_link_is_written_through_and_a_device_refused(synth, outdir):
+    """Issue 16: --out a link to /dev/full was replaced by a regular file, with exit 0."""
+    real = outdir / "real.wav"
+    link = outdir / "link.wav"
+    link.symlink_to(real)
+    assert_rendered(synth("--text", TEXT, "--out", link), real)
+    assert link.is_symlink() and link.resolve() == real
+
+    device = outdir / "full.wav"
+    device.symlink_to("/dev/full")
+    assert_user_error(synth("--text", TEXT, "--out", device), says=("is not a regular file",))
+    assert device.is_symlink()
