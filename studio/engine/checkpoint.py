@@ -66,6 +66,19 @@ def _read_json(path: Path, fix: str) -> dict:
     return data
 
 
+MAX_LAYERS = 512  # the real model has 28; a config past this is damaged, not a model
+
+
+def _whole(config: dict, key: str, default, where: Path, fix: str, low: int = 1,
+           high: int = 1 << 30, what: str | None = None) -> int:
+    """``config[key]`` as a whole number from ``low`` to ``high``, or one sentence."""
+    value = config.get(key, default)
+    if type(value) is not int or not low <= value <= high:
+        raise UserError(f"{where} gives {what or key} as {str(value)[:30]!r}, not a whole number "
+                        f"from {low} to {high}; {fix}")
+    return value
+
+
 def _refetch_hint(root: Path) -> str:
     return (
         f"download the checkpoint again (omnivoice-desktop download) or point --model at a "
@@ -88,9 +101,15 @@ def inspect_checkpoint(root: str | Path) -> CheckpointInfo:
     llm = config.get("llm_config")
     if not isinstance(llm, dict) or llm.get("model_type") != "qwen3":
         raise UserError(f"{root / 'config.json'} has no Qwen3 llm_config; {fix}")
-    codebooks = int(config.get("num_audio_codebook", 8))
-    vocab = int(config.get("audio_vocab_size", 1025))
-    mask_id = int(config.get("audio_mask_id", 1024))
+    where = root / "config.json"
+    codebooks = _whole(config, "num_audio_codebook", 8, where, fix, high=64)
+    vocab = _whole(config, "audio_vocab_size", 1025, where, fix, high=1 << 20)
+    mask_id = _whole(config, "audio_mask_id", 1024, where, fix, low=0, high=1 << 20)
+    for key, high in (("hidden_size", 1 << 16), ("intermediate_size", 1 << 18),
+                      ("num_hidden_layers", MAX_LAYERS), ("num_attention_heads", 1024),
+                      ("num_key_value_heads", 1024), ("vocab_size", 1 << 22)):
+        if key in llm:
+            _whole(llm, key, None, where, fix, high=high, what=f"llm_config {key}")
     if mask_id != vocab - 1:
         raise UserError(f"{root / 'config.json'} has an audio mask id {mask_id} outside the audio vocab; {fix}")
     if int(llm.get("vocab_size", 0)) <= mask_id:
@@ -106,12 +125,22 @@ def inspect_checkpoint(root: str | Path) -> CheckpointInfo:
         if not (codec_dir / name).is_file():
             raise UserError(f"The checkpoint is missing {codec_dir / name}; {fix}")
     codec = _read_json(codec_dir / "config.json", fix)
-    sample_rate = int(codec.get("sample_rate", 24000))
+    codec_json = codec_dir / "config.json"
+    sample_rate = _whole(codec, "sample_rate", 24000, codec_json, fix, low=1000, high=192_000)
     acoustic = codec.get("acoustic_model_config") or {}
-    hop = math.prod(acoustic.get("downsampling_ratios", [8, 5, 4, 2]))
+    ratios = acoustic.get("downsampling_ratios", [8, 5, 4, 2]) if isinstance(acoustic, dict) else None
+    if not (isinstance(ratios, list) and ratios and all(
+            type(r) is int and 1 <= r <= 64 for r in ratios)):
+        raise UserError(f"{codec_json} has downsampling ratios {str(ratios)[:40]}, not a list of "
+                        f"whole numbers from 1 to 64; {fix}")
+    hop = math.prod(ratios)
     frame_rate = math.ceil(sample_rate / hop)
-    codebook_size = int(codec.get("codebook_size", 1024))
+    codebook_size = _whole(codec, "codebook_size", 1024, codec_json, fix, low=2, high=1 << 20)
     bandwidths = codec.get("target_bandwidths", [0.5, 1, 1.5, 2, 4])
+    if not (isinstance(bandwidths, list) and bandwidths and all(
+            type(b) in (int, float) and math.isfinite(b) and b > 0 for b in bandwidths)):
+        raise UserError(f"{codec_json} has target bandwidths {str(bandwidths)[:40]}, not a list of "
+                        f"positive numbers; {fix}")
     quantizers = int(1000 * bandwidths[-1] // (frame_rate * math.ceil(math.log2(codebook_size))))
     if quantizers != codebooks or codebook_size != mask_id:
         raise UserError(

@@ -58,7 +58,34 @@ BREAKAGES = {
         lambda root: edit_json(root / "audio_tokenizer" / "config.json", target_bandwidths=[0.5, 1]),
         "codebooks",
     ),
+    # Issue 16: each of these was an internal error (or, for the layers, minutes of work).
+    "codebooks as a word": (lambda root: edit_json(root / "config.json", num_audio_codebook="eight"),
+                            "num_audio_codebook as 'eight'"),
+    "no audio vocab": (lambda root: edit_json(root / "config.json", audio_vocab_size=None),
+                       "audio_vocab_size as 'None'"),
+    "hidden size as text": (lambda root: _edit_llm(root, hidden_size="1024"),
+                            "llm_config hidden_size"),
+    "100,000 layers": (lambda root: _edit_llm(root, num_hidden_layers=100_000),
+                       "llm_config num_hidden_layers"),
+    "a zero ratio": (lambda root: _edit_codec(root, downsampling_ratios=[0]), "downsampling ratios"),
+    "no bandwidths": (lambda root: edit_json(root / "audio_tokenizer" / "config.json",
+                                             target_bandwidths=[]), "target bandwidths"),
+    "rate zero": (lambda root: edit_json(root / "audio_tokenizer" / "config.json", sample_rate=0),
+                  "sample_rate as '0'"),
 }
+
+
+def _edit_llm(root, **changes):
+    config = json.loads((root / "config.json").read_text())
+    config["llm_config"].update(changes)
+    (root / "config.json").write_text(json.dumps(config))
+
+
+def _edit_codec(root, **changes):
+    path = root / "audio_tokenizer" / "config.json"
+    config = json.loads(path.read_text())
+    config.setdefault("acoustic_model_config", {}).update(changes)
+    path.write_text(json.dumps(config))
 
 
 @pytest.mark.parametrize("name", BREAKAGES)
