@@ -361,7 +361,8 @@ def main(argv=None) -> int:
         sr, fps = engine.sample_rate, engine.info.frame_rate
 
         def our_options(steps):
-            return GenerationOptions(decode=DecodeOptions(num_step=steps, **GREEDY))
+            return GenerationOptions(decode=DecodeOptions(num_step=steps, **GREEDY),
+                                     chunking="reference")  # the reference's work
 
         # ---- 3. smoke render: the full-size model decodes through our code
         log("smoke render: ours, voice design, num_step=1")

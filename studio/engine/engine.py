@@ -36,6 +36,7 @@ from studio.engine.instruct import normalize_instruct, text_wants_chinese
 from studio.engine.languages import resolve_language
 from studio.engine.model import OmniVoiceNet
 from studio.engine.options import (
+    CHUNKINGS,
     DECODE_MODES,
     GUIDANCE_RANGE,
     LAYER_PENALTY_RANGE,
@@ -53,7 +54,14 @@ from studio.engine.options import (
 from studio.engine.packed import decode_packed
 from studio.engine.precision import choose_precision, precision_name
 from studio.engine.prompt import VoicePrompt
-from studio.engine.text import add_punctuation, check_code_points, chunk_text, is_blank
+from studio.engine.stream import Joiner, StreamChunk
+from studio.engine.text import (
+    add_punctuation,
+    check_code_points,
+    chunk_text,
+    is_blank,
+    quick_start_chunks,
+)
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +100,7 @@ class Progress:
 
 
 ProgressCallback = Callable[[Progress], None]
+ChunkCallback = Callable[[StreamChunk], None]
 
 
 @dataclass
@@ -146,6 +155,12 @@ def pick_precision(precision: str, device: torch.device) -> torch.dtype:
 
 def check_options(options: GenerationOptions) -> None:
     """Refuse settings that would only fail deep inside the decode loop."""
+    if options.chunking not in CHUNKINGS:
+        raise UserError(f"Unknown chunking {options.chunking!r}; use {', '.join(CHUNKINGS)}.")
+    if not (math.isfinite(options.first_chunk_duration) and 1.0 <= options.first_chunk_duration
+            <= options.chunk_duration):
+        raise UserError(f"The first chunk must be from 1 to {options.chunk_duration:g} seconds "
+                        f"long; got {options.first_chunk_duration:g}.")
     if options.decode_mode not in DECODE_MODES:
         raise UserError(
             f"Unknown decode mode {options.decode_mode!r}; use {', '.join(DECODE_MODES)}."
@@ -371,13 +386,25 @@ class Engine:
         on_progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
         warn: Warn | None = None,
+        on_chunk: ChunkCallback | None = None,
     ) -> list[Rendering]:
-        """Render a batch of items in as few network passes as the reference would."""
+        """Render a batch of items.
+
+        Quick-start chunking (the default) hands each chunk's finished audio to
+        ``on_chunk`` as soon as it is decoded; the renderings returned are those
+        chunks joined. Reference chunking renders in as few network passes as the
+        reference would and post-processes each text whole, so it cannot stream.
+        """
         if not items:
             return []
         options = options if options is not None else GenerationOptions()
         check_options(options)
+        if on_chunk is not None and options.chunking != "quick-start":
+            raise UserError("Streaming needs quick-start chunking; the reference's chunking "
+                            "post-processes the whole text at once.")
         jobs = [self._prepare(item, warn) for item in items]
+        if options.chunking == "quick-start":
+            return self._quick_start(jobs, options, on_progress, cancel, on_chunk)
         threshold = int(options.chunk_threshold * self.info.frame_rate)
         short = [i for i, job in enumerate(jobs) if job.target_len <= threshold]
         long = [i for i, job in enumerate(jobs) if job.target_len > threshold]
@@ -402,10 +429,68 @@ class Engine:
 
         return [self._finish(results[i], jobs[i], options) for i in range(len(jobs))]
 
-    def _chunks(self, job: _Job, options: GenerationOptions) -> list[str]:
+    def _chars(self, job: _Job, seconds: float) -> int:
+        """How many of the job's characters take about ``seconds`` to say."""
         frames_per_char = job.target_len / len(job.text)
-        chunk_chars = int(options.chunk_duration * self.info.frame_rate / frames_per_char)
-        return chunk_text(job.text, chunk_chars, min_chunk_len=3)
+        return int(seconds * self.info.frame_rate / frames_per_char)
+
+    def _chunks(self, job: _Job, options: GenerationOptions) -> list[str]:
+        return chunk_text(job.text, self._chars(job, options.chunk_duration), min_chunk_len=3)
+
+    def _quick_start(self, jobs, options, on_progress, cancel, on_chunk) -> list[Rendering]:
+        """Every item chunk by chunk, the same chunk index of all items in one pass; each
+        chunk is decoded to audio and joined (studio.engine.stream) right after its pass."""
+        plans = [
+            quick_start_chunks(job.text, self._chars(job, options.first_chunk_duration),
+                               self._chars(job, options.chunk_duration), min_chunk_len=3)
+            or [job.text.strip()]
+            for job in jobs
+        ]
+        passes = max(len(plan) for plan in plans)
+        counter = _PassCounter(passes, options.decode.num_step, on_progress)
+        sr = self.sample_rate
+        joiners = [
+            Joiner(sr, len(plan), job.prompt.rms if job.prompt is not None else None,
+                   postprocess=options.postprocess, pad_s=options.pad_duration,
+                   fade_s=options.fade_duration)
+            for job, plan in zip(jobs, plans)
+        ]
+        tokens: list[list[torch.Tensor]] = [[] for _ in jobs]
+        for index in range(passes):
+            members = [i for i, plan in enumerate(plans) if index < len(plan)]
+            batch = [self._chunk_item(jobs[i], plans[i], index, tokens[i], options)
+                     for i in members]
+            for i, t in zip(members, self._run(batch, options, counter, cancel)):
+                tokens[i].append(t)
+                start = joiners[i].emitted
+                audio = joiners[i].add(self._decode_audio(t))
+                if on_chunk is not None:
+                    on_chunk(StreamChunk(i, index, len(plans[i]), audio, start, sr))
+        return [Rendering(joiner.audio(), sr, chunks, job.seed)
+                for joiner, chunks, job in zip(joiners, tokens, jobs)]
+
+    def _chunk_item(self, job: _Job, plan: list[str], index: int, done: list[torch.Tensor],
+                    options: GenerationOptions) -> DecodeItem:
+        """Chunk ``index`` of a job: cloned from its prompt, or, for a design voice, from
+        its own first chunk (which keeps the voice the same across the text)."""
+        text = plan[index]
+        if len(plan) == 1:  # the whole text, as the reference renders a short one
+            return self._item(job, job.text, job.target_len, job.prompt, options=options)
+        speed = job.speed or 1.0
+        if job.prompt is not None:
+            return self._item(job, text, self._estimate(text, job.prompt, speed), job.prompt,
+                              options=options)
+        if index == 0:
+            target = self.durations.target_frames(text, None, None, speed)
+            return self._item(job, text, target, None, options=options)
+        frames = done[0].shape[-1]
+        target = self.durations.target_frames(text, plan[0], frames, speed)
+        return self._item(job, text, target, None, plan[0], done[0], options)
+
+    def _decode_audio(self, tokens: torch.Tensor) -> np.ndarray:
+        with torch.inference_mode():
+            return (self.codec.decode(tokens.to(self.codec.device).unsqueeze(0)).audio_values[0]
+                    .float().cpu().numpy())
 
     def _long_form(self, group, jobs, plans, options, counter, cancel):
         """Chunk by chunk, batching the same chunk index across items.
@@ -460,12 +545,7 @@ class Engine:
 
     def _finish(self, chunks: list[torch.Tensor], job: _Job, options: GenerationOptions) -> Rendering:
         sr = self.sample_rate
-        with torch.inference_mode():
-            pieces = [
-                self.codec.decode(t.to(self.codec.device).unsqueeze(0)).audio_values[0]
-                .float().cpu().numpy()
-                for t in chunks
-            ]
+        pieces = [self._decode_audio(t) for t in chunks]
         wave = audio_ops.cross_fade_chunks(pieces, sr)
         if options.postprocess:
             trimmed = audio_ops.remove_silence(wave, sr, 500, 100, 100)
@@ -508,6 +588,7 @@ __all__ = [
     "GenerationOptions",
     "Progress",
     "Rendering",
+    "StreamChunk",
     "SynthesisItem",
     "long_reference_note",
     "pick_device",

@@ -9,6 +9,10 @@ MAX_TEXT_CHARS = 20_000
 MAX_SECONDS = 1800.0  # longest output one item may ask for (speed or duration)
 SPEED_RANGE = (0.25, 4.0)
 DECODE_MODES = ("auto", "padded", "packed")
+# "quick-start": a short first chunk, each next one at most twice as long, joined so the
+# audio can be handed over chunk by chunk (studio.engine.stream); "reference": the
+# reference's chunks and its post-processing of the whole text (the conformance tests').
+CHUNKINGS = ("quick-start", "reference")
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,9 @@ class GenerationOptions:
     denoise: bool = True
     postprocess: bool = True
     chunk_duration: float = 15.0  # seconds of audio per chunk in long-form mode
-    chunk_threshold: float = 30.0  # estimated seconds above which text is chunked
+    chunk_threshold: float = 30.0  # estimated seconds above which text is chunked (reference)
+    chunking: str = "quick-start"
+    first_chunk_duration: float = 4.0  # seconds of audio in the first quick-start chunk
     pad_duration: float = 0.1
     fade_duration: float = 0.1
     # "padded": the reference-equal batch layout; "packed": every document in one

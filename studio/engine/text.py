@@ -141,6 +141,33 @@ def chunk_text(text: str, chunk_len: int, min_chunk_len: int | None = None) -> l
     return [c.strip() for c in chunks if c.strip()]
 
 
+def quick_start_chunks(text: str, first_len: int, chunk_len: int,
+                       min_chunk_len: int | None = None) -> list[str]:
+    """Split ``text`` so its audio can start early: a first chunk of at most ``first_len``
+    characters (the first sentence, or the first clauses of a long one), then each
+    chunk at most twice the limit of the one before, up to ``chunk_len``.
+
+    Pieces are the clauses :func:`chunk_text` packs (a sentence splits at commas and
+    colons too), packed greedily; a single piece over the limit stays whole. A text
+    within ``first_len`` is one chunk, exactly as the reference would render it.
+    """
+    chunks: list[str] = []
+    current = ""
+    limit = max(1, min(first_len, chunk_len))
+    for piece in _split_sentences(text):
+        if current and len(current) + len(piece) > limit:
+            chunks.append(current)
+            current = piece
+            limit = min(limit * 2, chunk_len)
+        else:
+            current += piece
+    if current:
+        chunks.append(current)
+    if min_chunk_len is not None:
+        chunks = _absorb_short(chunks, min_chunk_len)
+    return [c.strip() for c in chunks if c.strip()]
+
+
 def _split_sentences(text: str) -> list[str]:
     sentences: list[str] = []
     current: list[str] = []

@@ -45,10 +45,12 @@ def run_reference(model, **kwargs):
 
 
 def options(steps=8, **overrides) -> GenerationOptions:
-    """Greedy settings on the padded path: the reference's own layout, compared bit for bit
-    (the engine fixture is fp32; the default decode mode is packed, tested in test_packed.py)."""
+    """Greedy settings on the padded path with the reference's chunking: its own layout and
+    chunks, compared bit for bit (the engine fixture is fp32; the default decode mode is
+    packed, tested in test_packed.py; quick-start chunking in test_stream.py)."""
     decode = {k: overrides.pop(k) for k in list(overrides) if k in DecodeOptions.__dataclass_fields__}
     overrides.setdefault("decode_mode", "padded")
+    overrides.setdefault("chunking", "reference")
     return GenerationOptions(decode=DecodeOptions(num_step=steps, **GREEDY, **decode), **overrides)
 
 
