@@ -83,6 +83,30 @@ def atomic_write(path: str | os.PathLike) -> Iterator[BinaryIO]:
             Path(tmp).unlink(missing_ok=True)
 
 
+@contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """:func:`atomic_write` for writers that open a file by name (libsndfile): yields the
+    temp file's path, which appears at ``path`` complete or not at all. A writer that
+    opens by name reports a full disk as its own error, not from inside a callback."""
+    target = Path(path)
+    if target.is_symlink():
+        target = target.resolve()
+    fd, tmp = _open_temp_beside(target)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        fd = os.open(tmp, os.O_RDWR | getattr(os, "O_BINARY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+        tmp = None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
 def fsync_dir(path: str | os.PathLike) -> None:
     """Make a rename inside ``path`` durable (POSIX; Windows has no directory handles)."""
     if os.name != "posix":

@@ -18,7 +18,9 @@ import unicodedata
 from pathlib import Path
 
 from studio import __version__
+from studio.audio.stream_out import STREAM_FORMATS
 from studio.engine.errors import UserError
+from studio.engine.options import CHUNKINGS
 
 log = logging.getLogger("studio.cli")
 
@@ -87,7 +89,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="packed: one row, no padding; padded: the reference-equal layout; "
                             "auto (default): the faster one on this device (packed)")
     synth.add_argument("--accel", default="off", choices=ACCEL_CHOICES, help="acceleration path")
-    synth.add_argument("--out", type=Path, required=True, help="output audio file (.wav, .flac or .ogg)")
+    synth.add_argument("--out", type=Path, required=True,
+                       help="output audio file (.wav, .flac or .ogg), or - for standard output")
+    synth.add_argument("--stream", action="store_true",
+                       help="write each chunk as soon as it is rendered (with --out -: play as it renders)")
+    synth.add_argument("--format", choices=STREAM_FORMATS, default=None,
+                       help="with --out -: a WAV stream (default) or raw 16-bit little-endian PCM")
+    synth.add_argument("--chunking", default="quick-start", choices=CHUNKINGS,
+                       help="quick-start (default): a short first chunk, so audio starts early; "
+                            "reference: the reference implementation's chunks")
     synth.add_argument("--tokens-out", type=Path, help="also save the audio tokens (torch.save)")
     synth.add_argument("--json", action="store_true", help="print one JSON line with the result")
     synth.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -153,7 +163,8 @@ def _check_distinct(args) -> None:
     """No output may be an input (it would be overwritten) or another output."""
     inputs = [(args.ref, "reference clip"), (args.prompt, "voice prompt"),
               (args.text_file, "text file")]
-    outputs = [(args.out, "output file"), (args.tokens_out, "tokens file"),
+    outputs = [(None if to_stdout(args) else args.out, "output file"),
+               (args.tokens_out, "tokens file"),
                (args.save_prompt, "prompt file")]
     outputs = [(path, what) for path, what in outputs if path is not None]
     for n, (path, what) in enumerate(outputs):
@@ -242,11 +253,19 @@ def _options(args):
         denoise=not args.no_denoise,
         postprocess=not args.no_postprocess,
         decode_mode=args.decode,
+        chunking=args.chunking,
     )
+
+
+def to_stdout(args) -> bool:
+    """``--out -``: the audio goes to standard output (and --json to standard error)."""
+    return str(getattr(args, "out", "")) == "-"
 
 
 def run_synth(args) -> dict:
     from studio.engine.engine import SynthesisItem, check_item, check_options
+
+    command_started = time.perf_counter()  # first_audio_seconds counts from here
 
     # Cheap checks first, so a typo never waits for a model load.
     from studio.engine.text import check_code_points
@@ -256,7 +275,18 @@ def run_synth(args) -> dict:
         raise UserError("The text is empty; type what the voice should say.")
     if args.ref_text is not None:
         check_code_points(args.ref_text, "transcript")
-    _check_output(args.out, AUDIO_SUFFIXES, "output file")
+    if to_stdout(args):
+        if sys.stdout.isatty():
+            raise UserError("--out - writes audio to standard output, which is a terminal here; "
+                            "pipe it into a player such as aplay, or name a file.")
+    else:
+        _check_output(args.out, AUDIO_SUFFIXES, "output file")
+        if args.format is not None:
+            raise UserError(f"--format is for --out - (standard output); the file {args.out} "
+                            "gets the format its name ends in.")
+    if args.stream and args.chunking != "quick-start":
+        raise UserError("--stream needs quick-start chunking; the reference's chunking "
+                        "post-processes the whole text at once.")
     if args.tokens_out:
         _check_output(args.tokens_out, (".pt",), "tokens file")
     if args.save_prompt:
@@ -292,7 +322,7 @@ def run_synth(args) -> dict:
     check_item(item)
 
     with _library_chatter_to_log():
-        return _render(args, options, item, voice)
+        return _render(args, options, item, voice, command_started)
 
 
 def _saved_voice(name: str):
@@ -305,7 +335,7 @@ def _saved_voice(name: str):
         return voice, library.prompt_path(voice.id)
 
 
-def _render(args, options, item, voice=None) -> dict:
+def _render(args, options, item, voice, command_started: float) -> dict:
     from studio.engine.accel.accelerator import Accelerator
     from studio.engine.engine import Engine, precision_name
     from studio.engine.options import resolve_decode_mode
@@ -344,19 +374,23 @@ def _render(args, options, item, voice=None) -> dict:
 
     item.prompt = prompt
     show = not args.quiet and sys.stderr.isatty()
-    [result] = accel.run(
-        lambda: engine.synthesize([item], options, on_progress=_ProgressBar(show), warn=warn)
-    )
-    report = accel.report
-    accel.release()
-    seconds = time.perf_counter() - started
-    _write_outputs(args, result, prompt)
+    with _AudioOut(args, engine.sample_rate) as out:
+        [result] = accel.run(lambda: engine.synthesize(
+            [item], options, on_progress=_ProgressBar(show), warn=warn,
+            on_chunk=out.chunk if args.stream else None))
+        report = accel.report
+        accel.release()
+        seconds = time.perf_counter() - started
+        _write_side_files(args, result, prompt, finish=lambda: out.finish(result.audio))
     audio_seconds = result.audio.shape[-1] / result.sample_rate
     if report.reason:
         warn(report.reason)
     return {
         "out": str(args.out),
         "seconds": round(seconds, 4),
+        "load_seconds": round(started - command_started, 4),
+        "first_audio_seconds": round(out.first_audio - command_started, 4),
+        "stream": bool(args.stream),
         "audio_seconds": round(audio_seconds, 4),
         "rtf": round(seconds / audio_seconds, 4) if audio_seconds else None,
         "device": str(engine.device),
@@ -377,11 +411,9 @@ def _render(args, options, item, voice=None) -> dict:
     }
 
 
-def _write_outputs(args, result, prompt) -> None:
-    """The side files first, the audio last; if any write fails, the side files written
-    go again, so a failed command leaves no new file (a render that fails, none at all)."""
-    from studio.engine.audio import write_audio_atomic
-
+def _write_side_files(args, result, prompt, finish) -> None:
+    """The side files first, then ``finish()`` (the audio); if any of it fails, the side
+    files written go again, so a failed command leaves no new file."""
     written: list[Path] = []
     try:
         if args.tokens_out:
@@ -391,11 +423,77 @@ def _write_outputs(args, result, prompt) -> None:
         if args.save_prompt:
             _side_file(args.save_prompt, "prompt file", lambda: prompt.save(args.save_prompt))
             written.append(args.save_prompt)
-        write_audio_atomic(args.out, result.audio, result.sample_rate)
+        finish()
     except BaseException:
         for path in written:
             path.unlink(missing_ok=True)
         raise
+
+
+class _AudioOut:
+    """Where synth's audio goes: a file (renamed into place at the end, written chunk by
+    chunk with --stream) or standard output (a WAV stream or raw PCM, flushed per chunk).
+    ``first_audio`` is when the first samples were written."""
+
+    def __init__(self, args, sample_rate: int):
+        self.args, self.sample_rate = args, sample_rate
+        self.first_audio: float | None = None
+        self._file = None
+        self._pipe = None
+        self._sent = 0  # samples written so far
+
+    def __enter__(self) -> _AudioOut:
+        from studio.audio.stream_out import PipeWriter
+
+        if to_stdout(self.args):
+            self._pipe = PipeWriter(sys.stdout.buffer, self.sample_rate, self.args.format or "wav")
+        else:
+            self._file = self._open_file()
+        return self
+
+    def _open_file(self):
+        from studio.engine.audio import AudioFileWriter
+
+        return AudioFileWriter(self.args.out, self.sample_rate).__enter__()
+
+    def chunk(self, chunk) -> None:
+        """Write a streamed chunk. An accelerator that fails mid-render renders again on
+        the standard path from chunk 0: a file starts over; on a pipe, what was already
+        sent cannot be taken back, so the samples past it follow."""
+        if chunk.index == 0 and self._sent and self._file is not None:
+            self._file.__exit__(RuntimeError, None, None)
+            self._file, self._sent = self._open_file(), 0
+        skip = max(0, self._sent - chunk.start)
+        if skip < chunk.audio.shape[-1]:
+            self._write(chunk.audio[skip:])
+
+    def finish(self, audio) -> None:
+        """The whole take: what was not streamed is written now, then the file is closed."""
+        if self._sent < audio.shape[-1]:
+            self._write(audio[self._sent:])
+        if self._file is not None:
+            file, self._file = self._file, None
+            file.__exit__(None, None, None)
+
+    def _write(self, audio) -> None:
+        try:
+            (self._pipe or self._file).write(audio)
+        except BrokenPipeError:
+            # Nothing more can reach the reader; Python's own flush at exit must not fail too.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            raise UserError("The program reading the audio from standard output stopped "
+                            "reading; the render stopped.") from None
+        self._sent += audio.shape[-1]
+        if self.first_audio is None:
+            self.first_audio = time.perf_counter()
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if self._file is not None:  # an error or interruption: the temp file goes
+            file, self._file = self._file, None
+            file.__exit__(kind or RuntimeError, exc, tb)
+        return False
 
 
 def _side_file(path: Path, what: str, write) -> None:
@@ -501,6 +599,11 @@ def main(argv: list[str] | None = None) -> int:
         handler.close()
 
 
+def _json_to(args):
+    """Standard output, unless it carries the audio (--out -)."""
+    return sys.stderr if to_stdout(args) else sys.stdout
+
+
 def _command(args, logfile: Path | None) -> int:
     """One headless subcommand, with the CLI's contract for errors and exit statuses."""
     from studio.paths import check_data_dir
@@ -511,7 +614,7 @@ def _command(args, logfile: Path | None) -> int:
         if args.command == "synth":
             summary = run_synth(args)
             if args.json:
-                print(json.dumps(summary, ensure_ascii=False))
+                print(json.dumps(summary, ensure_ascii=False), file=_json_to(args))
             else:
                 print(f"Wrote {summary['out']} ({summary['audio_seconds']:.2f} s of audio "
                       f"in {summary['seconds']:.2f} s, seed {summary['seed']}, {summary['precision']}: "
@@ -546,7 +649,7 @@ def _command(args, logfile: Path | None) -> int:
         sentence = one_line(str(exc))
         print(f"error: {sentence}", file=sys.stderr)
         if getattr(args, "json", False):
-            print(json.dumps({"error": sentence}, ensure_ascii=False))
+            print(json.dumps({"error": sentence}, ensure_ascii=False), file=_json_to(args))
         return 2
     except KeyboardInterrupt:
         print("error: interrupted; nothing was written.", file=sys.stderr)
@@ -557,7 +660,7 @@ def _command(args, logfile: Path | None) -> int:
         message = f"an unexpected internal error stopped the command{where}."
         print(f"error: {message}", file=sys.stderr)
         if getattr(args, "json", False):
-            print(json.dumps({"error": message}, ensure_ascii=False))
+            print(json.dumps({"error": message}, ensure_ascii=False), file=_json_to(args))
         return 1
 
 

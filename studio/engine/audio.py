@@ -21,7 +21,7 @@ from types import MappingProxyType
 import numpy as np
 import soundfile as sf
 
-from studio.atomic import atomic_write
+from studio.atomic import atomic_path
 from studio.engine.errors import UserError
 
 # Formats we write, by extension: (libsndfile format, subtype). 16-bit PCM is what
@@ -452,25 +452,78 @@ def write_audio_atomic(path: str | os.PathLike, audio_1d: np.ndarray, sample_rat
     then renamed over the target, so a crash or error never leaves a half-written
     file at ``path``. ``(C, T)`` input is accepted too. Samples beyond +-1 are clipped.
     """
-    target = Path(path)
-    suffix = target.suffix.lower()
-    if suffix not in _WRITE_FORMATS:
-        raise UserError(
-            f"Cannot save {target.name}: the file name must end in .wav, .flac or .ogg."
-        )
-    folder = target.parent
-    if not folder.is_dir():
-        raise UserError(f"Cannot save {target.name}: the folder {folder} does not exist.")
-    if target.is_dir():
-        raise UserError(f"Cannot save to {target}: it is a folder; choose a file name.")
-    fmt, subtype = _WRITE_FORMATS[suffix]
-    # soundfile wants (T, C); clipping avoids integer wrap-around in the PCM subtypes.
-    frames = np.clip(_as_2d(audio_1d), -1.0, 1.0).T
+    frames = _as_2d(audio_1d)
+    with AudioFileWriter(path, sample_rate, channels=frames.shape[0]) as writer:
+        writer.write(frames)
 
-    try:
-        with atomic_write(target) as handle:
-            sf.write(handle, frames, sample_rate, format=fmt, subtype=subtype)
-    except OSError as exc:
-        raise UserError(f"Cannot save {target}: {exc.strerror or exc}.") from None
-    except (sf.SoundFileError, RuntimeError, ValueError) as exc:
-        raise UserError(f"Cannot save {target}: {str(exc).rstrip('.')}.") from None
+
+class AudioFileWriter:
+    """A clip written piece by piece (:meth:`write` as each is ready), under a temp name
+    that becomes ``path`` when the ``with`` block ends without an error; on an error or
+    an interruption the temp file goes and ``path`` is untouched."""
+
+    def __init__(self, path: str | os.PathLike, sample_rate: int, channels: int = 1):
+        self.target = Path(path)
+        suffix = self.target.suffix.lower()
+        if suffix not in _WRITE_FORMATS:
+            raise UserError(
+                f"Cannot save {self.target.name}: the file name must end in .wav, .flac or .ogg."
+            )
+        folder = self.target.parent
+        if not folder.is_dir():
+            raise UserError(f"Cannot save {self.target.name}: the folder {folder} does not exist.")
+        if self.target.is_dir():
+            raise UserError(f"Cannot save to {self.target}: it is a folder; choose a file name.")
+        self.format, self.subtype = _WRITE_FORMATS[suffix]
+        self.sample_rate, self.channels = sample_rate, channels
+        self._temp = None
+        self._file = None
+
+    def __enter__(self) -> AudioFileWriter:
+        self._temp = atomic_path(self.target)
+        tmp = self._temp.__enter__()
+        try:
+            # Opened by name, so libsndfile does its own I/O and a full disk is its error,
+            # not tracebacks from inside a Python file object's callbacks.
+            self._file = sf.SoundFile(tmp, "w", self.sample_rate, self.channels,
+                                      format=self.format, subtype=self.subtype)
+        except BaseException as exc:
+            self._temp.__exit__(type(exc), exc, exc.__traceback__)
+            raise self._save_error(exc) from None
+        return self
+
+    def write(self, audio: np.ndarray) -> None:
+        """Append ``(T,)`` or ``(C, T)`` samples; beyond +-1 they are clipped (no PCM wrap)."""
+        frames = np.clip(_as_2d(audio), -1.0, 1.0).T
+        try:
+            self._file.write(frames)
+            self._file.flush()
+        except (OSError, sf.SoundFileError, RuntimeError, ValueError) as exc:
+            raise self._save_error(exc) from None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        problem = None
+        try:
+            self._file.close()  # writes the final header
+        except (OSError, sf.SoundFileError, RuntimeError, ValueError) as error:
+            problem = error
+        if problem is not None and kind is None:
+            self._temp.__exit__(type(problem), problem, None)
+            raise self._save_error(problem) from None
+        try:
+            self._temp.__exit__(kind, exc, tb)
+        except OSError as error:
+            raise self._save_error(error) from None
+        return False
+
+    def _save_error(self, exc: BaseException) -> BaseException:
+        if isinstance(exc, UserError) or not isinstance(exc, Exception):
+            return exc
+        if isinstance(exc, OSError):
+            why = exc.strerror or str(exc)
+        elif str(exc).rstrip(".").endswith("System error"):  # libsndfile's word for ENOSPC & co
+            why = "the disk is full or the file cannot be written"
+        else:
+            why = str(exc).rstrip(".")
+        return UserError(f"Cannot save {self.target}: {why}; free some space or choose another "
+                         "folder.")
