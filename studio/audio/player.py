@@ -24,6 +24,12 @@ stream keeps running on silence for one latency, so the tail is heard in full.
 
 When a device refuses the clip's sample rate, the stream opens at the device's own
 rate and the clip is resampled linearly for playback (a preview, not an export).
+
+A clip still being rendered is played as a stream (:meth:`Player.begin_stream`): each
+:meth:`Player.append` swaps in the longer array (one assignment, as an A/B switch), so
+the callback carries on past the old end without a gap. If playback catches up with
+the render, the callback sends silence and holds the playhead (``buffering_changed``)
+until more arrives; it never plays past what has arrived.
 """
 
 from __future__ import annotations
@@ -105,6 +111,7 @@ class Player(QObject):
     finished = Signal()
     error = Signal(str)
     loaded = Signal(object)
+    buffering_changed = Signal(bool)  # a streamed clip ran out before its end arrived
 
     def __init__(self, parent: QObject | None = None, *, open_stream: StreamOpener | None = None):
         super().__init__(parent)
@@ -132,6 +139,9 @@ class Player(QObject):
         self._ended = False
         self._tail = 0  # silent frames written since the end
         self._run_frames = 0  # frames written since the stream last started
+        self._open_end = False  # a streamed clip whose end has not arrived (begin_stream)
+        self._starved = False  # the callback ran out of a streamed clip and sends silence
+        self._buffering = False  # what buffering_changed last said (main thread)
         self.underflows = 0  # callbacks that reported an output underflow
 
     # ------------------------------------------------------------------ queries
@@ -165,8 +175,11 @@ class Player(QObject):
 
     def _callback(self, outdata, frames, time_info, status) -> None:
         """PortAudio's thread: copy the next samples, advance the playhead, nothing else."""
-        if status:
+        if status and getattr(status, "output_underflow", True):  # fakes pass an int
             self.underflows += 1
+        # Read before the clip: end_stream() comes after the last append(), so a clip
+        # read after a closed end is the whole one.
+        open_end = self._open_end
         request = self._seek_request
         if request[0] != self._seek_applied:
             self._seek_applied = request[0]
@@ -179,9 +192,15 @@ class Player(QObject):
             np.multiply(feed[start : start + count], gain, out=outdata[:count, 0])
         if count < frames:
             outdata[count:] = 0.0
-            self._tail += frames - count
-            self._ended = True
+            if open_end:  # the render is behind: wait on silence, the playhead held
+                self._starved = True
+                self._tail = 0
+                self._ended = False
+            else:
+                self._tail += frames - count
+                self._ended = True
         else:
+            self._starved = False
             self._tail = 0
             self._ended = False
         self._playhead = start + count
@@ -196,11 +215,11 @@ class Player(QObject):
         if not self._has_clip:
             self.error.emit(NOTHING_LOADED)
             return
-        if self._feed.size == 0:
+        if self._feed.size == 0 and not self._open_end:
             self.error.emit(EMPTY_CLIP)
             return
         self._settle()
-        if self._playhead >= self._feed.size:
+        if self._playhead >= self._feed.size and not self._open_end:
             self._playhead = 0  # play after the end starts again
         problem = self._start()
         if problem:
@@ -326,6 +345,38 @@ class Player(QObject):
             self._restart()
         self._emit_position(force=True)
 
+    def begin_stream(self, sample_rate: int, key: object = None, *, gain: float = 1.0) -> None:
+        """Load an empty clip that :meth:`append` extends while it renders; stopped at 0."""
+        self.load(np.zeros(0, dtype=np.float32), sample_rate, key, gain=gain)
+        self._open_end = True
+
+    def append(self, audio: np.ndarray) -> None:
+        """Add the next rendered samples to the streamed clip; playback carries on into them."""
+        if not self._open_end:
+            raise RuntimeError("append() needs a clip begun with begin_stream()")
+        piece = as_mono(audio)
+        source = np.concatenate([self._source, piece])
+        source.flags.writeable = False
+        if self._feed_rate == self._source_rate:
+            feed = source
+        else:
+            feed = resample_linear(source, self._source_rate, self._feed_rate)
+        self._source, self._feed = source, feed
+        self._mix = (feed, self._gain)  # one swap, as an A/B switch; the playhead carries on
+
+    def end_stream(self) -> None:
+        """No more audio will come: playback ends at the end of what arrived."""
+        self._open_end = False
+
+    def streaming(self) -> bool:
+        """A streamed clip whose end has not arrived is loaded."""
+        return self._open_end
+
+    def set_key(self, key: object) -> None:
+        """Name the loaded clip anew (a streamed render that became a take); emits ``loaded``."""
+        self._key = key
+        self.loaded.emit(key)
+
     def close(self) -> None:
         """Release the device (playing turns into paused); the player stays usable."""
         if self._state == PLAYING:
@@ -346,6 +397,8 @@ class Player(QObject):
         self._seek_applied = self._seek_request[0]
         self._ended = False
         self._tail = 0
+        self._open_end = False
+        self._starved = False
 
     def _settle(self) -> bool:
         """With the stream stopped, apply a seek the callback never picked up (True if so)."""
@@ -442,11 +495,18 @@ class Player(QObject):
             self._last_emitted = seconds
             self.position_changed.emit(seconds)
 
+    def _set_buffering(self, buffering: bool) -> None:
+        if buffering != self._buffering:
+            self._buffering = buffering
+            self.buffering_changed.emit(buffering)
+
     @Slot()
     def _tick(self) -> None:
         if self._state != PLAYING:
             self._timer.stop()
+            self._set_buffering(False)
             return
+        self._set_buffering(self._starved and self._open_end)
         stream = self._stream
         seek_pending = self._seek_request[0] != self._seek_applied
         ended = self._ended and not seek_pending
@@ -465,6 +525,7 @@ class Player(QObject):
 
     def _finish(self) -> None:
         self._timer.stop()
+        self._set_buffering(False)
         self._drop_stream()
         self._playhead = self._feed.size
         self._ended = False

@@ -475,3 +475,94 @@ def test_gain_carries_over_a_switch_that_needs_a_new_stream(paced, make_player, 
     player.pause()
     last = opener.last.fed()
     assert np.abs(last).max() <= 0.3 * 0.25 + 1e-6
+
+
+# ---------------------------------------------------------------------------
+# A clip still being rendered: streamed playback
+# ---------------------------------------------------------------------------
+
+
+def test_a_six_chunk_stream_plays_gapless_to_the_null_device(null_output, make_player, qtbot):
+    """Chunks appended while playing come out joined, sample for sample, with no output
+    underflow, and playback ends at the end of the last chunk. (The null device plays
+    about 60 times faster than real time, so the chunks follow each other at once.)"""
+    spy = SpyOpener()
+    player = make_player(spy)
+    buffering = []
+    player.buffering_changed.connect(buffering.append)
+    # A long first chunk: the rest are appended while the device plays it.
+    chunks = [ramp(SR * (10 if i == 0 else 1)) * (0.1 * (i + 1)) for i in range(6)]
+    player.begin_stream(SR, key="live")
+    player.append(chunks[0])
+    player.play()
+    assert player.state() == "playing"
+    wait_for_blocks(spy, 1)  # the device is playing the first chunk
+    for chunk in chunks[1:]:
+        player.append(chunk)
+    player.end_stream()
+    with qtbot.waitSignal(player.finished, timeout=10000):
+        pass
+    whole = np.concatenate(chunks)
+    fed = spy.fed()
+    np.testing.assert_array_equal(fed[: whole.size], whole)
+    assert not fed[whole.size:].any()
+    assert player.underflows == 0 and buffering == []
+    assert player.duration() == pytest.approx(whole.size / SR)
+
+
+def test_catching_up_with_the_render_waits_on_silence_and_says_buffering(paced, make_player,
+                                                                         qtbot):
+    opener = paced()
+    player = make_player(opener)
+    states = []
+    player.buffering_changed.connect(states.append)
+    first = ramp(SR // 10)
+    player.begin_stream(SR, key="live")
+    player.append(first)
+    player.play()
+    qtbot.waitUntil(lambda: states == [True], timeout=5000)
+    assert player.state() == "playing"
+    held = player.position()
+    assert held == pytest.approx(first.size / SR)
+    qtbot.wait(100)
+    assert player.position() == held  # the playhead waits with the render
+    second = ramp(SR // 10) + 0.5
+    player.append(second)
+    qtbot.waitUntil(lambda: states == [True, False], timeout=5000)
+    player.end_stream()
+    with qtbot.waitSignal(player.finished, timeout=5000):
+        pass
+    fed = opener.last.fed()
+    # What was heard: the first chunk, silence while buffering (never anything else),
+    # then the second chunk, whole.
+    np.testing.assert_array_equal(fed[: first.size], first)
+    start = int(np.flatnonzero(fed[first.size:])[0]) + first.size
+    assert not fed[first.size:start].any()
+    np.testing.assert_array_equal(fed[start: start + second.size], second)
+
+
+def test_cancel_mid_stream_stops_at_once_and_the_player_stays_usable(null_output, make_player,
+                                                                     qtbot):
+    spy = SpyOpener()
+    player = make_player(spy)
+    player.begin_stream(SR, key="live")
+    player.append(tone(2.0))
+    player.play()
+    qtbot.wait(50)
+    player.stop()
+    player.end_stream()
+    assert player.state() == "stopped" and not player.streaming()
+    assert player._stream is None  # the device is released
+    player.load(tone(0.2), SR, key="next")
+    with qtbot.waitSignal(player.finished, timeout=5000):
+        player.play()
+
+
+def test_append_needs_a_stream_and_a_new_load_ends_one(paced, make_player):
+    player = make_player(paced())
+    with pytest.raises(RuntimeError):
+        player.append(tone(0.1))
+    player.begin_stream(SR, key="live")
+    assert player.streaming()
+    player.load(tone(0.1), SR, key="take")
+    assert not player.streaming()
