@@ -73,6 +73,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("cache/disk_items", 32, "Voice prompts kept on disk"),
     Setting("cache/memory_items", 8, "Voice prompts kept in memory"),
     Setting("audio/output_device", -1, "Audio output device"),
+    Setting("audio/play_while_rendering", True, "Play as it renders"),
     Setting("asr/model", "openai/whisper-large-v3-turbo", "Transcription model",
             env="OMNIVOICE_ASR_MODEL"),
     # 0 keeps takes forever: a take must never be lost behind the user's back, and

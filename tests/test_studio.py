@@ -58,8 +58,9 @@ def _design_render(qtbot, window, text, steps_preset="Draft"):
     qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
 
 
-def test_generate_shows_progress_in_order_and_the_take_plays(qtbot, studio):
+def test_generate_shows_progress_in_order_and_the_take_plays(qtbot, studio, settings):
     window, controller, player = studio
+    settings.set_value("audio/play_while_rendering", False)  # streamed: the tests below
     steps = []
     controller.worker.progress.connect(lambda job, step, n, chunk, chunks: steps.append(step))
     with after_worker(qtbot, controller.worker.finished, timeout=60_000):
@@ -71,6 +72,65 @@ def test_generate_shows_progress_in_order_and_the_take_plays(qtbot, studio):
     with qtbot.waitSignal(player.finished, timeout=30_000):
         window.takesPanel.toggle()
     assert "error" not in window.findChild(object, "statusMessage").text().lower()
+
+
+PARAGRAPH = ("The storm rolled in over the hills just after noon. Farmers hurried to bring "
+             "their animals inside before the rain. By evening the river had risen past the "
+             "old stone bridge. Nobody in the village could remember a flood like it.")
+
+
+def test_play_as_it_renders_plays_the_first_chunk_before_the_last_and_keeps_the_take(
+        qtbot, studio):
+    """On by default: playback starts on the first chunk, the player receives the take's
+    audio chunk by chunk, and at the end the playback is the take's."""
+    window, controller, player = studio
+    events = []
+    controller.worker.chunk_ready.connect(
+        lambda job, chunk: events.append(("chunk", chunk.index, chunk.chunks)))
+    player.state_changed.connect(lambda state: events.append(("player", state)))
+    keys = []
+    player.loaded.connect(keys.append)
+    with after_worker(qtbot, controller.worker.finished, timeout=60_000) as done:
+        _design_render(qtbot, window, PARAGRAPH)
+    result = done.args[1]
+    chunks = [e for e in events if e[0] == "chunk"]
+    assert len(chunks) >= 3 and chunks[-1][1] == chunks[-1][2] - 1
+    playing = events.index(("player", "playing"))
+    assert playing < events.index(chunks[1]), "playback started before the second chunk"
+    take = result.takes[0]
+    assert keys[0][0] == "live" and keys[-1] == ("take", take.take_id)
+    np.testing.assert_array_equal(player._source, take.audio)  # streamed = saved, exactly
+    assert result.first_audio_seconds is not None
+    assert 0 < result.first_audio_seconds < result.seconds
+    preview = window.designView.form.livePreview
+    assert preview.isHidden()
+    label = window.statusBarWidget.firstAudioLabel
+    assert label.isVisible() and label.text() == f"First audio {result.first_audio_seconds:.1f} s"
+    assert "First audio after" in window.findChild(object, "statusMessage").text()
+    qtbot.waitUntil(lambda: player.state() == "stopped", timeout=30_000)  # played to the end
+
+
+def test_cancel_after_the_first_chunk_stops_playback_and_keeps_no_take(qtbot, studio):
+    window, controller, player = studio
+    view = window.designView
+    preview = view.form.livePreview
+    heard = []
+
+    def cancel_once_it_plays(state):  # the player emits on the GUI thread
+        if state == "playing" and not heard:
+            heard.append(preview.job())
+            qtbot.mouseClick(view.findChild(object, "cancelButton"), Qt.MouseButton.LeftButton)
+            heard.append(player.state())  # at once, not when the worker reaches its next step
+
+    player.state_changed.connect(cancel_once_it_plays)
+    with after_worker(qtbot, controller.worker.cancelled, timeout=60_000):
+        _design_render(qtbot, window, PARAGRAPH, "Final")
+    player.state_changed.disconnect(cancel_once_it_plays)
+    assert len(heard) == 2 and heard[0] is not None  # it played the render's first chunk
+    assert heard[1] == "stopped"
+    assert player.state() == "stopped" and not player.streaming()
+    assert preview.isHidden()
+    assert window.findChild(object, "takesList").model().rowCount() == 0
 
 
 def test_the_worker_checks_acceleration_and_the_settings_view_shows_it(qtbot, studio):

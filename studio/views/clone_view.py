@@ -40,7 +40,7 @@ class CloneView(JobSlots, QWidget):
         self.reference = ReferencePanel(player, state_prefix=STATE_PREFIX, recorder=recorder,
                                         audio_status=audio_status)
         self.reference.setObjectName("referencePanel")
-        self.form = GenerateForm(STATE_PREFIX)
+        self.form = GenerateForm(STATE_PREFIX, player=player)
         self.form.setObjectName("cloneForm")
         self.voices = VoicePicker(voices)  # ``voices``: a read-only VoiceLibrary, for tests
         self.voices.setObjectName("voicePickerRow")

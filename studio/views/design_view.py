@@ -45,7 +45,7 @@ class DesignView(JobSlots, QWidget):
         self.reference = ReferencePanel(player, state_prefix=STATE_PREFIX, recorder=recorder,
                                         audio_status=audio_status)
         self.reference.setObjectName("designReferencePanel")
-        self.form = GenerateForm(STATE_PREFIX)
+        self.form = GenerateForm(STATE_PREFIX, player=player)
         self.form.setObjectName("designForm")
 
         title = heading_label("Design a voice", size_delta=5)

@@ -42,6 +42,7 @@ from studio.engine.options import (
     GenerationOptions,
 )
 from studio.engine.text import NONVERBAL_TAGS
+from studio.views.live_preview import LivePreview
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.language_picker import LanguagePicker
@@ -114,9 +115,10 @@ class GenerateForm(QWidget):
     cancel_requested = Signal()
 
     def __init__(self, state_prefix: str, parent: QWidget | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, player=None):
         super().__init__(parent)
         self._prefix = state_prefix.strip("/")
+        self.livePreview = LivePreview(player)  # the first take while it renders
         self._clock = _StepClock(clock)
         self._busy = False
         self._build()
@@ -254,6 +256,7 @@ class GenerateForm(QWidget):
         layout.addWidget(self.advanced)
         layout.addSpacing(4)
         layout.addWidget(self.message)
+        layout.addWidget(self.livePreview)
         layout.addLayout(actions)
 
         self.generateShortcut = QShortcut(self)

@@ -18,15 +18,26 @@ class JobSlots:
     def on_progress(self, step: int, steps: int, chunk: int, chunks: int) -> None:
         self.form.set_progress(step, steps, chunk, chunks)
 
-    def on_finished(self) -> None:
+    def on_chunk(self, job: int, chunk) -> None:
+        """The first take's next chunk, to hear and see while the rest renders."""
+        self.form.livePreview.add_chunk(job, chunk)
+
+    def stop_live(self) -> None:
+        """Cancel was pressed: the playback of the render stops at once, not at the next step."""
+        self.form.livePreview.abort()
+
+    def on_finished(self, take_key: object = None) -> None:
         self.form.finish_progress()
+        self.form.livePreview.finish(take_key)
 
     def on_cancelled(self) -> None:
         self.form.reset_progress()
+        self.form.livePreview.abort()
         self.form.show_message("Cancelled.", error=False)
 
     def on_failed(self, sentence: str) -> None:
         self.form.reset_progress()
+        self.form.livePreview.abort()
         self.form.show_message(sentence)
 
     def set_transcript(self, text: str, clip: Path | None = None) -> bool:

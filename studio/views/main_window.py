@@ -8,6 +8,8 @@ show each other's progress.
 
 from __future__ import annotations
 
+import dataclasses
+
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSize, Qt, Signal, Slot
@@ -103,6 +105,7 @@ class MainWindow(QMainWindow):
             from studio.audio.backend import audio_status as probe
 
             audio_status = probe()
+        self._can_play = player is not None and audio_status.available
 
         self.cloneView = CloneView(player, recorder=recorder, audio_status=audio_status)
         self.designView = DesignView(player, recorder=recorder, audio_status=audio_status)
@@ -194,6 +197,7 @@ class MainWindow(QMainWindow):
         worker.model_loaded.connect(self._model_loaded)
         worker.model_failed.connect(self._model_failed)
         worker.progress.connect(self._progress)
+        worker.chunk_ready.connect(self._chunk_ready)
         worker.finished.connect(self._finished)
         worker.failed.connect(self._failed)
         worker.cancelled.connect(self._cancelled)
@@ -245,6 +249,8 @@ class MainWindow(QMainWindow):
         self._controller.load_model(request)
 
     def _render(self, view, request: RenderRequest) -> None:
+        if self._can_play and self._settings.value("audio/play_while_rendering"):
+            request = dataclasses.replace(request, stream=True)
         job = self._controller.render(request)
         self._jobs[job] = view
         view.set_busy(True)
@@ -280,6 +286,7 @@ class MainWindow(QMainWindow):
         self.statusBarWidget.show_error(sentence)
 
     def _cancel(self, view) -> None:
+        view.stop_live()
         for job, owner in list(self._jobs.items()):
             if owner is view:
                 self._controller.cancel(job)
@@ -402,6 +409,12 @@ class MainWindow(QMainWindow):
         if view is not None:
             view.on_progress(step, steps, chunk, chunks)
 
+    @Slot(int, object)
+    def _chunk_ready(self, job: int, chunk) -> None:
+        view = self._jobs.get(job)
+        if view is not None:
+            view.on_chunk(job, chunk)
+
     def _job_ended(self, job: int):
         """The view whose render ``job`` was, now told whether it still has others."""
         view = self._jobs.pop(job, None)
@@ -412,14 +425,18 @@ class MainWindow(QMainWindow):
     @Slot(int, object)
     def _finished(self, job: int, result: RenderResult) -> None:
         view = self._job_ended(job)
-        if view is not None:
-            view.on_finished()
         self.takesPanel.show_result(result)
+        if view is not None:  # after the takes are listed: the live playback becomes the take's
+            first = self.takesPanel.current_take()
+            view.on_finished(self.takesPanel.model.key_of(first) if first is not None else None)
         takes = len(result.takes)
         audio = result.audio_seconds
         rtf = result.seconds / audio if audio > 0 else 0.0
         text = (f"Rendered {takes} take{'s' if takes != 1 else ''} ({audio:.1f} s of audio) "
                 f"in {result.seconds:.1f} s, RTF {rtf:.2f}.")
+        if result.first_audio_seconds is not None:
+            text += f" First audio after {result.first_audio_seconds:.1f} s."
+            self.statusBarWidget.set_first_audio(result.first_audio_seconds)
         if result.warnings:
             text += " " + " ".join(result.warnings)
         self.statusBarWidget.show_message(text)

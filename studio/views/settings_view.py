@@ -418,6 +418,13 @@ class SettingsView(QWidget):
                   "Where takes and reference clips play" if self._audio.available
                   else self._audio.reason or "Playback is off.",
                   control=self.outputCombo)
+        self.streamCheck = QCheckBox("On")
+        self.streamCheck.setObjectName("playWhileRenderingCheck")
+        self.streamCheck.toggled.connect(lambda on: self._write("audio/play_while_rendering", on))
+        self._add(form, "audio/play_while_rendering", self.streamCheck,
+                  "Start playing the first take when its first sentence is rendered, "
+                  "while the rest renders",
+                  hint="Generate plays from the first chunk on; the take is saved as always.")
 
         from studio.paths import data_dir
 

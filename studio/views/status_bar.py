@@ -114,13 +114,19 @@ class StatusBar(QStatusBar):
         self.deviceLabel.setObjectName("deviceLabel")
         self.deviceLabel.setAccessibleName("Device and precision")
         self.deviceLabel.setToolTip("Where the model runs, and in what precision")
+        self.firstAudioLabel = QLabel()
+        self.firstAudioLabel.setObjectName("firstAudioLabel")
+        self.firstAudioLabel.setAccessibleName("Time to first audio")
+        self.firstAudioLabel.setToolTip("How long the last render took from Generate to its "
+                                        "first audio (Play as it renders)")
+        self.firstAudioLabel.hide()
         self.badge = QLabel()
         self.badge.setObjectName("accelBadge")
         self.badge.setAccessibleName("Acceleration")
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
         self.addWidget(self.messageLabel, 1)
-        for widget in (self.modelLabel, self.deviceLabel, self.badge):
+        for widget in (self.firstAudioLabel, self.modelLabel, self.deviceLabel, self.badge):
             widget.setContentsMargins(8, 0, 8, 0)
             self.addPermanentWidget(widget)
         self.set_no_model()
@@ -158,6 +164,11 @@ class StatusBar(QStatusBar):
         self.modelLabel.setToolTip(tooltip)
         self.modelLabel.setAccessibleDescription(tooltip)
         self.modelLabel.setStyleSheet(MODEL_STYLES[state])
+
+    def set_first_audio(self, seconds: float) -> None:
+        """The last streamed render's time from Generate to its first audio."""
+        self.firstAudioLabel.setText(f"First audio {seconds:.1f} s")
+        self.firstAudioLabel.show()
 
     # ------------------------------------------------------------------ acceleration
     def set_accel_requested(self, requested: str) -> None:

@@ -444,7 +444,9 @@ class TakesPanel(QWidget):
 
     @Slot(object)
     def _player_loaded(self, _key: object) -> None:
-        self._refresh_play()
+        # A streamed render handed over as its take plays on: show that take as playing.
+        self._player_state(self._player.state())
+        self._player_position(self._player.position())
 
     @Slot(float)
     def _player_position(self, seconds: float) -> None:

@@ -53,6 +53,7 @@ class RenderRequest:
     options: GenerationOptions = field(default_factory=GenerationOptions)
     mode: str = "clone"  # which view asked: "clone" or "design"
     voice_id: str | None = None  # the saved voice the reference came from, if any
+    stream: bool = False  # hand the first take's chunks over as they render (chunk_ready)
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ class RenderResult:
     fallback_reason: str | None
     warnings: tuple[str, ...] = ()
     batch: str | None = None  # the take library's batch id of these takes
+    first_audio_seconds: float | None = None  # from the job's start to its first chunk (stream)
 
     @property
     def audio_seconds(self) -> float:

@@ -44,6 +44,9 @@ class InferenceWorker(QObject):
     model_loaded = Signal(object)  # ModelInfo
     model_failed = Signal(str)
     progress = Signal(int, int, int, int, int)  # job, step, steps, chunk, chunks
+    # job, studio.engine.stream.StreamChunk: the first take's audio as each chunk is decoded
+    # (a render the accelerator had to start again begins again at chunk 0)
+    chunk_ready = Signal(int, object)
     finished = Signal(int, object)  # job, RenderResult
     failed = Signal(int, str)  # job, one sentence
     cancelled = Signal(int)
@@ -235,8 +238,18 @@ class InferenceWorker(QObject):
             def on_progress(p) -> None:
                 self.progress.emit(job, p.step, p.steps, p.chunk, p.chunks)
 
+            first_audio: list[float] = []
+
+            def on_chunk(chunk) -> None:
+                if chunk.item == 0:  # the first take streams while the batch renders
+                    if not first_audio:
+                        first_audio.append(time.perf_counter() - started)
+                    self.chunk_ready.emit(job, chunk)
+
+            streaming = request.stream and request.options.chunking == "quick-start"
             renders = self.accelerator.run(lambda: self.engine.synthesize(
-                items, request.options, on_progress=on_progress, cancel=cancel, warn=warnings.append
+                items, request.options, on_progress=on_progress, cancel=cancel,
+                warn=warnings.append, on_chunk=on_chunk if streaming else None,
             ))
             report = accel_state(self.accelerator.report)
             if report != self.accel:  # the accelerated path failed; the standard one rendered
@@ -280,6 +293,7 @@ class InferenceWorker(QObject):
                 fallback_reason=self.accel.reason,
                 warnings=tuple(warnings),
                 batch=batch,
+                first_audio_seconds=first_audio[0] if first_audio else None,
             ),
         )
 

@@ -37,6 +37,7 @@ class FakeWorker(QObject):
     model_loaded = Signal(object)
     model_failed = Signal(str)
     progress = Signal(int, int, int, int, int)
+    chunk_ready = Signal(int, object)
     finished = Signal(int, object)
     failed = Signal(int, str)
     cancelled = Signal(int)
@@ -164,10 +165,13 @@ class FakePlayer(QObject):
     finished = Signal()
     error = Signal(str)
     loaded = Signal(object)
+    buffering_changed = Signal(bool)
 
     def __init__(self):
         super().__init__()
         self.calls: list[tuple] = []
+        self.streamed: list = []  # what append() was given, in order
+        self._open_end = False
         self._state = "stopped"
         self._key: object = None
         self._duration = 0.0
@@ -203,6 +207,30 @@ class FakePlayer(QObject):
         self._position = min(self._position, self._duration)
         self.loaded.emit(key)
         self.position_changed.emit(self._position)
+
+    def begin_stream(self, sample_rate, key=None, *, gain=1.0) -> None:
+        self.calls.append(("begin_stream", key))
+        self._key, self._duration, self._position, self._rate = key, 0.0, 0.0, sample_rate
+        self.streamed, self._open_end = [], True
+        self._set("stopped")
+        self.loaded.emit(key)
+
+    def append(self, audio) -> None:
+        assert self._open_end, "append() without begin_stream()"
+        self.streamed.append(audio)
+        self._duration += len(audio) / self._rate
+
+    def end_stream(self) -> None:
+        self.calls.append(("end_stream",))
+        self._open_end = False
+
+    def streaming(self) -> bool:
+        return self._open_end
+
+    def set_key(self, key) -> None:
+        self.calls.append(("set_key", key))
+        self._key = key
+        self.loaded.emit(key)
 
     def play(self) -> None:
         self.calls.append(("play",))
