@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Slot
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from studio.views.widgets.waveform import WaveformView
 
@@ -41,18 +41,17 @@ class LivePreview(QFrame):
         self.waveform = WaveformView()
         self.waveform.setObjectName("liveWaveform")
         self.waveform.setAccessibleName("Waveform of the render in progress")
-        self.waveform.setMinimumHeight(48)
+        self.waveform.setMinimumHeight(34)
+        self.waveform.setMaximumHeight(34)
         self.waveform.seek_requested.connect(self._seek)
 
-        top = QHBoxLayout()
-        top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(self.stateLabel, 1)
-        top.addWidget(self.playButton)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 6, 8, 6)
-        layout.setSpacing(4)
-        layout.addLayout(top)
-        layout.addWidget(self.waveform)
+        # One row: the form must keep Cancel in view on a small screen while this shows.
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(8)
+        layout.addWidget(self.waveform, 1)
+        layout.addWidget(self.stateLabel)
+        layout.addWidget(self.playButton)
         self.hide()
         if player is not None:
             player.position_changed.connect(self._position)
@@ -124,10 +123,10 @@ class LivePreview(QFrame):
     def _show_state(self) -> None:
         if self._job is None:
             return
-        progress = f"chunk {self._ready} of {self._chunks} rendered"
+        progress = f"{self._ready} of {self._chunks} chunks"
         playing = self._holds() and self._player.state() == "playing"
         if playing and self._buffering:
-            text = f"Buffering: waiting for chunk {self._ready + 1} of {self._chunks}…"
+            text = f"Buffering · waiting for chunk {self._ready + 1} of {self._chunks}…"
         elif playing:
             text = f"Playing as it renders · {progress}"
         elif self._holds():

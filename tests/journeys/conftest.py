@@ -17,9 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from studio_process import Studio
-
-SCREENS = Path(__file__).resolve().parents[2] / "out" / "journeys"
+from studio_process import SCREENS, Studio
 
 
 @pytest.fixture(scope="session")

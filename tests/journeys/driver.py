@@ -184,6 +184,10 @@ class Driver(QObject):
         # When the user first saw each thing (CLOCK_MONOTONIC, which every process shares),
         # for benchmarks/bench_studio.py: the window, the loaded model, a take, its sound.
         self.seen: dict[str, float] = {"window": time.monotonic()}
+        # What the progress bars said when sound first started (play as it renders), and a
+        # screenshot to take right after that moment (op_shoot_at_first_sound).
+        self.first_sound: dict[str, str] | None = None
+        self._shoot_at_sound: str | None = None
         player = getattr(window, "_player", None)
         if player is not None:
             player.state_changed.connect(self._player_state)
@@ -199,6 +203,14 @@ class Driver(QObject):
         self.player_states.append(state)
         if state == "playing":
             self._see("heard")
+            if self.first_sound is None:
+                self.first_sound = {name: bar.format() for name in ("cloneForm", "designForm")
+                                    for bar in [find(f"{name}/progressBar")]}
+            if self._shoot_at_sound:
+                path, self._shoot_at_sound = self._shoot_at_sound, None
+                # Once the chunk that started the sound is laid out and painted (on an X
+                # server the screen's pixels lag the widgets), not from inside its handling.
+                QTimer.singleShot(120, lambda: self.op_screenshot(path))
 
     def _accept(self) -> None:
         while self.server.hasPendingConnections():
@@ -330,6 +342,14 @@ class Driver(QObject):
         return {"state": player.state(), "position": player.position(),
                 "duration": player.duration(), "underflows": player.underflows,
                 "states": list(self.player_states)}
+
+    def op_shoot_at_first_sound(self, path: str) -> dict:
+        """Save a screenshot of the window just after the player next starts."""
+        self._shoot_at_sound = path
+        return {}
+
+    def op_first_sound(self) -> dict:
+        return {"first_sound": self.first_sound}
 
     def op_seen(self) -> dict:
         return {"seen": dict(self.seen)}

@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+SCREENS = Path(__file__).resolve().parents[2] / "out" / "journeys"  # screenshots kept
+
 DRIVER = Path(__file__).with_name("driver.py")
 LOG_NAME = "omnivoice-desktop.log"
 

@@ -36,7 +36,7 @@ def test_the_first_chunk_starts_playback_and_the_waveform_grows(preview, player)
     assert player.calls[:1] == [("begin_stream", ("live", 5))]
     assert ("play",) in player.calls and player.state() == "playing"
     assert preview.waveform.duration() == pytest.approx(0.5)
-    assert preview.state_text() == "Playing as it renders · chunk 1 of 3 rendered"
+    assert preview.state_text() == "Playing as it renders · 1 of 3 chunks"
     preview.add_chunk(5, parts[1])
     preview.add_chunk(5, parts[2])
     assert preview.waveform.duration() == pytest.approx(1.5)
@@ -49,10 +49,10 @@ def test_buffering_is_said_while_playback_waits_for_the_render(preview, player):
     parts = chunks()
     preview.add_chunk(1, parts[0])
     player.buffering_changed.emit(True)
-    assert preview.state_text() == "Buffering: waiting for chunk 2 of 3…"
+    assert preview.state_text() == "Buffering · waiting for chunk 2 of 3…"
     preview.add_chunk(1, parts[1])
     player.buffering_changed.emit(False)
-    assert preview.state_text() == "Playing as it renders · chunk 2 of 3 rendered"
+    assert preview.state_text() == "Playing as it renders · 2 of 3 chunks"
 
 
 def test_finishing_hands_the_playback_to_the_take_and_hides(preview, player):
@@ -81,7 +81,7 @@ def test_a_take_played_meanwhile_is_left_alone(preview, player):
     preview.add_chunk(4, parts[1])
     assert len(player.streamed) == 1 and player.key() == ("take", "other")
     assert preview.waveform.duration() == pytest.approx(1.0)  # still seen growing
-    assert preview.state_text() == "Rendering · chunk 2 of 3 rendered"
+    assert preview.state_text() == "Rendering · 2 of 3 chunks"
     preview.finish(("take", "new"))
     assert player.key() == ("take", "other") and player.state() == "playing"
 
