@@ -240,3 +240,25 @@ def test_a_library_that_fails_to_open_with_an_os_error_still_delivers_the_takes(
     [warning] = [w for w in result.warnings if "take library" in w]
     assert warning.startswith("2 of 2 takes were not saved") and "unexpected error" in warning
     assert run.changed == [] and run.failed == []
+
+
+PARAGRAPH = ("The storm rolled in over the hills just after noon. Farmers hurried to bring "
+             "their animals inside before the rain. By evening the river had risen past the "
+             "old stone bridge. Nobody in the village could remember a flood like it.")
+
+
+def test_a_streamed_batch_hands_over_the_first_takes_chunks_and_saves_every_take(run):
+    got = []
+    run.worker.chunk_ready.connect(lambda job, chunk: got.append(chunk))
+    request = RenderRequest(PARAGRAPH, seeds=(3, 4), options=FAST, mode="design", stream=True)
+    result = run.render(request)
+    assert len(got) >= 3 and {c.item for c in got} == {0}  # the first take streams
+    assert [c.index for c in got] == list(range(got[0].chunks))
+    np.testing.assert_array_equal(np.concatenate([c.audio for c in got]), result.takes[0].audio)
+    assert None not in [t.take_id for t in result.takes]
+    assert 0 < result.first_audio_seconds < result.seconds
+    got.clear()
+    plain = run.render(RenderRequest(PARAGRAPH, seeds=(3, 4), options=FAST, mode="design"))
+    assert got == [] and plain.first_audio_seconds is None
+    for a, b in zip(plain.takes, result.takes):  # streaming changes nothing in the takes
+        np.testing.assert_array_equal(a.audio, b.audio)
