@@ -229,6 +229,14 @@ def build_network(info: CheckpointInfo, device: torch.device, dtype: torch.dtype
     if missing or wrong:
         what = f"lacks {missing[0]}" if missing else f"has {wrong[0]} of the wrong shape"
         raise UserError(f"{info.root / 'model.safetensors'} {what} for this config; {fix}")
+    # NaN or infinite weights decode into noise that looks like a render: refuse them.
+    # A NaN or an infinity makes a tensor's sum non-finite (real weights are far from
+    # overflowing it); one reduction per tensor, 0.19 s for 605 M fp32 weights here.
+    broken = next((k for k in expected if state[k].is_floating_point()
+                   and not bool(torch.isfinite(state[k].sum()))), None)
+    if broken is not None:
+        raise UserError(f"{info.root / 'model.safetensors'} holds invalid (NaN or infinite) "
+                        f"values in {broken}; {fix}")
     net.load_state_dict({k: state[k] for k in expected}, assign=True, strict=True)
     # The rotary table is a non-persistent buffer, still on meta; it is rebuilt
     # after the cast because it must stay fp32 whatever the model's precision.
@@ -241,13 +249,14 @@ def build_network(info: CheckpointInfo, device: torch.device, dtype: torch.dtype
 def load_codec(info: CheckpointInfo, device: torch.device):
     """The HiggsAudioV2 codec, refusing a file with missing or misshapen weights
     (transformers would fill them with zeros and every frame would encode to 0)."""
+    from safetensors import SafetensorError
     from transformers import HiggsAudioV2TokenizerModel
 
     folder = info.root / "audio_tokenizer"
     fix = _refetch_hint(info.root)
     try:
         codec, report = HiggsAudioV2TokenizerModel.from_pretrained(folder, output_loading_info=True)
-    except (OSError, ValueError, RuntimeError) as exc:
+    except (SafetensorError, OSError, ValueError, RuntimeError) as exc:  # a truncated file too
         log.info("loading the codec from %s failed: %r", folder, exc)
         raise UserError(f"The audio codec in {folder} is damaged or incomplete; {fix}") from None
     problems = sorted(str(k) for k in (*report["missing_keys"], *report["mismatched_keys"]))

@@ -104,6 +104,26 @@ def test_truncated_weights_are_named(copy):
         Engine.load(copy, device="cpu", precision="fp32")
 
 
+def test_truncated_codec_weights_are_named(copy):
+    weights = copy / "audio_tokenizer" / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    with pytest.raises(UserError, match="audio codec in .* is damaged or incomplete"):
+        Engine.load(copy, device="cpu", precision="fp32")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_weights_holding_nan_or_infinity_are_refused(copy, bad):
+    from safetensors.torch import load_file, save_file
+
+    path = copy / "model.safetensors"
+    state = load_file(path)
+    name = next(k for k in state if k.endswith("norm.weight"))
+    state[name][0] = bad
+    save_file(state, path)
+    with pytest.raises(UserError, match=f"invalid \\(NaN or infinite\\) values in {name}"):
+        Engine.load(copy, device="cpu", precision="fp32")
+
+
 def test_weights_of_another_shape_are_named(copy):
     config = json.loads((copy / "config.json").read_text())
     config["llm_config"]["intermediate_size"] = 96
