@@ -29,6 +29,7 @@ class LogFile(RotatingFileHandler):
     (stderr), or turns it off, so an in-process caller is left as it was."""
 
     def __init__(self, path: Path):
+        self.failed = False  # a record or the closing flush could not be written
         self._faults_before = faulthandler.is_enabled()
         super().__init__(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
         self._catch_faults()
@@ -41,13 +42,27 @@ class LogFile(RotatingFileHandler):
         super().doRollover()
         self._catch_faults()
 
+    def handleError(self, record: logging.LogRecord) -> None:
+        # The log is evidence, not the job: a full disk or a vanished folder must not
+        # print logging's tracebacks (one per record) or fail a command that worked.
+        self.failed = True
+
     def close(self) -> None:
         if self.stream is not None and faulthandler.is_enabled():
             if self._faults_before and sys.__stderr__ is not None:
                 faulthandler.enable(file=sys.__stderr__, all_threads=True)
             else:
                 faulthandler.disable()
-        super().close()
+        try:
+            super().close()  # flushes: on a full disk that raises
+        except OSError:
+            self.failed = True
+            stream, self.stream = self.stream, None
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
 
 
 def attach() -> tuple[logging.Handler, Path | None]:
