@@ -490,8 +490,9 @@ def test_a_six_chunk_stream_plays_gapless_to_the_null_device(null_output, make_p
     player = make_player(spy)
     buffering = []
     player.buffering_changed.connect(buffering.append)
-    # A long first chunk: the rest are appended while the device plays it.
-    chunks = [ramp(SR * (10 if i == 0 else 1)) * (0.1 * (i + 1)) for i in range(6)]
+    # A long first chunk (about a second at the null device's pace, even under load):
+    # the rest are appended while the device plays it.
+    chunks = [ramp(SR * (60 if i == 0 else 1)) * (0.1 * (i + 1)) for i in range(6)]
     player.begin_stream(SR, key="live")
     player.append(chunks[0])
     player.play()

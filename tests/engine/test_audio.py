@@ -491,7 +491,7 @@ def test_write_failure_leaves_nothing(
     path = tmp_path / "out.flac"
     path.write_bytes(b"previous take")
     if where == "write":
-        monkeypatch.setattr(audio.sf, "write", _boom)
+        monkeypatch.setattr(audio.sf.SoundFile, "write", _boom)
         expected: type[BaseException] = UserError
     elif where == "replace":
 
@@ -505,7 +505,7 @@ def test_write_failure_leaves_nothing(
         def interrupted(*args: object, **kwargs: object) -> None:
             raise KeyboardInterrupt
 
-        monkeypatch.setattr(audio.sf, "write", interrupted)
+        monkeypatch.setattr(audio.sf.SoundFile, "write", interrupted)
         expected = KeyboardInterrupt
     with pytest.raises(expected):
         audio.write_audio_atomic(path, _speech_like(8000), 8000)
