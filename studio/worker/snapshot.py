@@ -46,8 +46,11 @@ def _only(cls, data: dict) -> dict:
 
 def options_of(data: dict) -> GenerationOptions:
     """GenerationOptions from a stored dict; keys this version does not know are ignored
-    and missing ones take today's defaults."""
+    and missing ones take today's defaults, except the chunking: a take stored before
+    quick-start chunking existed was rendered with the reference's, and keeps it, so
+    its re-render is still identical."""
     values = _only(GenerationOptions, data)
+    values.setdefault("chunking", "reference")
     values["decode"] = DecodeOptions(**_only(DecodeOptions, data.get("decode") or {}))
     return GenerationOptions(**values)
 

@@ -262,3 +262,24 @@ def test_a_streamed_batch_hands_over_the_first_takes_chunks_and_saves_every_take
     assert got == [] and plain.first_audio_seconds is None
     for a, b in zip(plain.takes, result.takes):  # streaming changes nothing in the takes
         np.testing.assert_array_equal(a.audio, b.audio)
+
+
+def test_a_take_stored_before_quick_start_chunking_re_renders_as_it_was(run):
+    """Takes saved by earlier versions have no chunking in their settings: they were
+    rendered with the reference's chunking, and their re-render keeps it (identical)."""
+    from dataclasses import asdict
+
+    from studio.worker.snapshot import options_of
+
+    old = asdict(FAST)
+    del old["chunking"], old["first_chunk_duration"]
+    assert options_of(old).chunking == "reference"
+    assert options_of(asdict(FAST)).chunking == "quick-start"
+    then = run.render(RenderRequest(PARAGRAPH, seeds=(9,), mode="design",
+                                    options=GenerationOptions(decode=FAST.decode,
+                                                              chunking="reference")))
+    with run.reader() as lib:
+        take = next(t for t in lib.list() if t.id == then.takes[0].take_id)
+    take.settings.options.pop("chunking")  # as an earlier version stored it
+    again = run.render(request_from_take(take))
+    np.testing.assert_array_equal(again.takes[0].audio, then.takes[0].audio)
