@@ -772,3 +772,19 @@ def test_an_output_link_is_written_through_and_a_device_refused(synth, outdir):
     device.symlink_to("/dev/full")
     assert_user_error(synth("--text", TEXT, "--out", device), says=("is not a regular file",))
     assert device.is_symlink()
+
+
+def test_a_pause_tag_adds_its_silence_to_the_file(synth, outdir):
+    short, long = outdir / "short.wav", outdir / "long.wav"
+    base = ["--instruct", "female", "--seed", "5", "--position-temperature", "0"]
+    assert synth("--text", "Hello there. [pause 300ms] Goodbye now.", "--out", short,
+                 *base).code == 0
+    assert synth("--text", "Hello there. [pause 1.3s] Goodbye now.", "--out", long,
+                 *base).code == 0
+    assert sf.info(long).frames - sf.info(short).frames == 24000  # one more second, exactly
+
+
+def test_a_malformed_pause_tag_is_refused_before_the_model_loads(synth, outdir):
+    out = outdir / "speech.wav"
+    run = synth("--text", "Wait [pause a while] here.", "--out", out, model="not/loaded")
+    assert_user_error(run, out, says=("pause tag", "[pause 500ms]"))

@@ -61,6 +61,8 @@ from studio.engine.text import (
     chunk_text,
     is_blank,
     quick_start_chunks,
+    split_pauses,
+    strip_pauses,
 )
 
 log = logging.getLogger(__name__)
@@ -189,7 +191,8 @@ def check_item(item: SynthesisItem, warn: Warn | None = None) -> tuple[str | Non
     """Validate one request without a model; returns its (language id, normalised instruct)."""
     text = item.text if isinstance(item.text, str) else ""
     check_code_points(text, "text")
-    if is_blank(text):
+    split_pauses(text)  # a malformed pause tag is one sentence, before any work
+    if is_blank(strip_pauses(text)):
         raise UserError("The text is empty; type what the voice should say.")
     if len(text) > MAX_TEXT_CHARS:
         raise UserError(
@@ -341,6 +344,7 @@ class Engine:
     # ---------------------------------------------------------------- synthesis
 
     def _estimate(self, text: str, prompt: VoicePrompt | None, speed: float) -> int:
+        text = strip_pauses(text)  # a pause tag is silence, not speech
         if prompt is None:
             return self.durations.target_frames(text, None, None, speed)
         return self.durations.target_frames(text, prompt.text, prompt.tokens.shape[-1], speed)
@@ -403,6 +407,10 @@ class Engine:
             raise UserError("Streaming needs quick-start chunking; the reference's chunking "
                             "post-processes the whole text at once.")
         jobs = [self._prepare(item, warn) for item in items]
+        if options.chunking != "quick-start" and any(len(split_pauses(j.text)) > 1 or
+                                                     split_pauses(j.text)[0][1] for j in jobs):
+            raise UserError("Pause tags need quick-start chunking; the reference's chunking "
+                            "reads the text whole.")
         if options.chunking == "quick-start":
             return self._quick_start(jobs, options, on_progress, cancel, on_chunk)
         threshold = int(options.chunk_threshold * self.info.frame_rate)
@@ -431,7 +439,7 @@ class Engine:
 
     def _chars(self, job: _Job, seconds: float) -> int:
         """How many of the job's characters take about ``seconds`` to say."""
-        frames_per_char = job.target_len / len(job.text)
+        frames_per_char = job.target_len / max(1, len(strip_pauses(job.text).strip()))
         return int(seconds * self.info.frame_rate / frames_per_char)
 
     def _chunks(self, job: _Job, options: GenerationOptions) -> list[str]:
@@ -440,20 +448,16 @@ class Engine:
     def _quick_start(self, jobs, options, on_progress, cancel, on_chunk) -> list[Rendering]:
         """Every item chunk by chunk, the same chunk index of all items in one pass; each
         chunk is decoded to audio and joined (studio.engine.stream) right after its pass."""
-        plans = [
-            quick_start_chunks(job.text, self._chars(job, options.first_chunk_duration),
-                               self._chars(job, options.chunk_duration), min_chunk_len=3)
-            or [job.text.strip()]
-            for job in jobs
-        ]
+        planned = [self._plan(job, options) for job in jobs]
+        plans = [plan for _lead, plan, _pauses in planned]
         passes = max(len(plan) for plan in plans)
         counter = _PassCounter(passes, options.decode.num_step, on_progress)
         sr = self.sample_rate
         joiners = [
             Joiner(sr, len(plan), job.prompt.rms if job.prompt is not None else None,
                    postprocess=options.postprocess, pad_s=options.pad_duration,
-                   fade_s=options.fade_duration)
-            for job, plan in zip(jobs, plans)
+                   fade_s=options.fade_duration, lead_s=lead)
+            for job, (lead, plan, _pauses) in zip(jobs, planned)
         ]
         tokens: list[list[torch.Tensor]] = [[] for _ in jobs]
         for index in range(passes):
@@ -463,18 +467,38 @@ class Engine:
             for i, t in zip(members, self._run(batch, options, counter, cancel)):
                 tokens[i].append(t)
                 start = joiners[i].emitted
-                audio = joiners[i].add(self._decode_audio(t))
+                audio = joiners[i].add(self._decode_audio(t), planned[i][2][index])
                 if on_chunk is not None:
                     on_chunk(StreamChunk(i, index, len(plans[i]), audio, start, sr))
         return [Rendering(joiner.audio(), sr, chunks, job.seed)
                 for joiner, chunks, job in zip(joiners, tokens, jobs)]
+
+    def _plan(self, job: _Job, options: GenerationOptions) -> tuple[float, list[str], list[float]]:
+        """The job's chunks: (silence before them, their texts, the silence after each).
+
+        The first part before a pause tag starts with a short chunk; parts after a
+        pause are chunked as usual (the pause gives the render time to catch up)."""
+        parts = split_pauses(job.text)
+        lead = 0.0
+        if not parts[0][0]:  # the text opens with a pause
+            lead, parts = parts[0][1], parts[1:]
+        first = self._chars(job, options.first_chunk_duration)
+        size = self._chars(job, options.chunk_duration)
+        texts: list[str] = []
+        pauses: list[float] = []
+        for n, (part, pause) in enumerate(parts):
+            pieces = (quick_start_chunks(part, first, size, min_chunk_len=3) if n == 0
+                      else chunk_text(part, size, min_chunk_len=3)) or [part]
+            texts += pieces
+            pauses += [0.0] * (len(pieces) - 1) + [pause]
+        return lead, texts, pauses
 
     def _chunk_item(self, job: _Job, plan: list[str], index: int, done: list[torch.Tensor],
                     options: GenerationOptions) -> DecodeItem:
         """Chunk ``index`` of a job: cloned from its prompt, or, for a design voice, from
         its own first chunk (which keeps the voice the same across the text)."""
         text = plan[index]
-        if len(plan) == 1:  # the whole text, as the reference renders a short one
+        if len(plan) == 1 and plan[0] == job.text.strip():  # as the reference renders a short text
             return self._item(job, job.text, job.target_len, job.prompt, options=options)
         speed = job.speed or 1.0
         if job.prompt is not None:

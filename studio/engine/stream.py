@@ -61,7 +61,8 @@ class Joiner:
     """
 
     def __init__(self, sample_rate: int, chunks: int, ref_rms: float | None, *,
-                 postprocess: bool = True, pad_s: float = 0.1, fade_s: float = 0.1):
+                 postprocess: bool = True, pad_s: float = 0.1, fade_s: float = 0.1,
+                 lead_s: float = 0.0):
         if chunks < 1:
             raise ValueError("a Joiner needs at least one chunk")
         self.sample_rate, self.chunks, self.ref_rms = sample_rate, chunks, ref_rms
@@ -69,14 +70,20 @@ class Joiner:
         self.pad = int(pad_s * sample_rate)
         self.fade = int(fade_s * sample_rate)
         self.third = int(JOINT_S * sample_rate) // 3
+        self.lead = round(lead_s * sample_rate)  # a pause tag before the first words
+        self._pause = 0  # samples of silence the last chunk asked for after it (pause tag)
         self.count = 0  # chunks added
         self.emitted = 0  # samples handed out
         self._gain: float | None = None
         self._held = np.zeros(0, np.float32)  # the tail the next joint fades out
         self._parts: list[np.ndarray] = []
 
-    def add(self, piece: np.ndarray) -> np.ndarray:
-        """Add the next chunk's decoded audio; returns the samples that are now final."""
+    def add(self, piece: np.ndarray, pause_after: float = 0.0) -> np.ndarray:
+        """Add the next chunk's decoded audio; returns the samples that are now final.
+
+        ``pause_after`` (seconds, from a pause tag) replaces the joint's short silence
+        after this chunk with exactly that much (or, after the last, adds it at the end).
+        """
         if self.count >= self.chunks:
             raise ValueError("more chunks than announced")
         wave = self._level(self._trim(np.asarray(piece, np.float32).reshape(-1)))
@@ -87,8 +94,9 @@ class Joiner:
             wave[:fade] *= _ramp(fade, up=True)
         if last and fade:
             wave[-fade:] *= _ramp(fade, up=False)
+        pause = round(pause_after * self.sample_rate)
         if first:
-            lead = [np.zeros(self.pad, np.float32)]
+            lead = [np.zeros(self.pad + self.lead, np.float32)]
         else:
             n_out, n_in = min(self.third, self._held.size), min(self.third, wave.size)
             held = self._held.copy()
@@ -96,10 +104,11 @@ class Joiner:
                 held[-n_out:] *= _ramp(n_out, up=False)
             if n_in:
                 wave[:n_in] *= _ramp(n_in, up=True)
-            lead = [held, np.zeros(self.third, np.float32)]
+            lead = [held, np.zeros(self._pause or self.third, np.float32)]
+        self._pause = pause
         merged = np.concatenate(lead + [wave])
         if last:
-            out = np.concatenate([merged, np.zeros(self.pad, np.float32)])
+            out = np.concatenate([merged, np.zeros(pause + self.pad, np.float32)])
             self._held = np.zeros(0, np.float32)
         else:
             # The next joint fades out the last third of everything joined so far (the

@@ -46,6 +46,51 @@ ABBREVIATIONS: frozenset[str] = frozenset({
 })
 
 
+# Our extension (the model has no pause token): "[pause 500ms]" or "[pause 1.5s]" splits
+# the text there and puts exactly that much silence between the parts.
+_PAUSE = re.compile(r"\[pause\s+(\d+(?:\.\d+)?)\s*(ms|s)\s*\]", re.IGNORECASE)
+_PAUSE_LIKE = re.compile(r"\[\s*pause\b[^\]]*\]?", re.IGNORECASE)
+MAX_PAUSE_S = 60.0
+PAUSE_TAGS: tuple[str, ...] = ("[pause 500ms]", "[pause 1s]", "[pause 2s]")  # the menu's
+
+
+def split_pauses(text: str) -> list[tuple[str, float]]:
+    """``text`` cut at its pause tags: ``(part, seconds of silence after it)`` in order.
+    A text opening with a pause starts with an empty part; pauses in a row add up.
+    A tag that is not ``[pause N ms]`` or ``[pause N s]`` is one sentence."""
+    from studio.engine.errors import UserError
+
+    parts: list[tuple[str, float]] = []
+    pos, spoken, pause = 0, "", 0.0
+    for m in _PAUSE_LIKE.finditer(text):
+        tag = _PAUSE.fullmatch(m.group())
+        if tag is None:
+            raise UserError(f"The pause tag {m.group()[:40]!r} is not understood; write it as "
+                            "[pause 500ms] or [pause 1.5s].")
+        piece = text[pos:m.start()]
+        if piece.strip() and (spoken or pause):
+            parts.append((spoken, pause))
+            spoken, pause = "", 0.0
+        spoken += piece
+        seconds = float(tag.group(1)) / (1000.0 if tag.group(2).lower() == "ms" else 1.0)
+        pause += seconds
+        if pause > MAX_PAUSE_S:
+            raise UserError(f"A pause of {pause:g} s is longer than {MAX_PAUSE_S:g} s; use "
+                            "shorter pauses (split the text instead).")
+        pos = m.end()
+    tail = text[pos:]
+    if tail.strip() and (spoken.strip() or pause):
+        parts.append((spoken, pause))
+        spoken, pause = "", 0.0
+    parts.append((spoken + tail, pause))
+    return [(part.strip(), seconds) for part, seconds in parts]
+
+
+def strip_pauses(text: str) -> str:
+    """The words alone: pause tags replaced by a space."""
+    return _PAUSE_LIKE.sub(" ", text)
+
+
 def check_code_points(text: str, what: str) -> None:
     """Refuse text that is not valid Unicode (lone surrogates: undecodable bytes from a
     terminal or a file), which the tokenizer and every UTF-8 writer would choke on."""

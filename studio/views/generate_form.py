@@ -41,7 +41,7 @@ from studio.engine.options import (
     DecodeOptions,
     GenerationOptions,
 )
-from studio.engine.text import NONVERBAL_TAGS
+from studio.engine.text import NONVERBAL_TAGS, PAUSE_TAGS
 from studio.views.live_preview import LivePreview
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, hint_label
@@ -145,6 +145,13 @@ class GenerateForm(QWidget):
         for tag in NONVERBAL_TAGS:
             action = QAction(tag, self.tagMenu)
             action.setToolTip(f"Insert {tag} at the cursor")
+            action.triggered.connect(lambda _checked=False, t=tag: self.insert_tag(t))
+            self.tagMenu.addAction(action)
+        self.tagMenu.addSeparator()
+        for tag in PAUSE_TAGS:  # our extension: exact silence there (docs/user-guide.md)
+            action = QAction(tag, self.tagMenu)
+            action.setToolTip(f"Insert {tag}: the text splits there, with that much silence; "
+                              "edit the number for another length")
             action.triggered.connect(lambda _checked=False, t=tag: self.insert_tag(t))
             self.tagMenu.addAction(action)
         self.tagButton.setMenu(self.tagMenu)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
-from studio.engine.text import NONVERBAL_TAGS
+from studio.engine.text import NONVERBAL_TAGS, PAUSE_TAGS
 from studio.settings import Settings
 from studio.views.generate_form import GenerateForm, format_eta, seeds_for
 from studio.views.widgets.language_picker import AUTO_LABEL
@@ -140,7 +140,8 @@ def test_ctrl_enter_generates_and_esc_cancels_only_while_busy(qtbot, form):
 
 
 def test_tag_menu_lists_the_tags_and_inserts_at_the_cursor(form):
-    assert [a.text() for a in form.tagMenu.actions()] == list(NONVERBAL_TAGS)
+    listed = [a.text() for a in form.tagMenu.actions() if not a.isSeparator()]
+    assert listed == list(NONVERBAL_TAGS) + list(PAUSE_TAGS)
     assert len(NONVERBAL_TAGS) == 13
     form.set_text("Hello world")
     cursor = form.textEdit.textCursor()
