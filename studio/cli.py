@@ -112,9 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     cache_clear = cache_commands.add_parser("clear", help="delete every cached voice prompt")
     cache_clear.add_argument("--json", action="store_true", help="print one JSON line")
 
-    from studio import cli_voices
+    from studio import cli_script, cli_voices
 
     cli_voices.add_parser(commands)
+    cli_script.add_parser(commands)
 
     selftest = commands.add_parser("selftest", help="check this install without downloading anything")
     selftest.add_argument("--json", action="store_true", help="print one JSON object with every check")
@@ -637,6 +638,18 @@ def _command(args, logfile: Path | None) -> int:
                                  ensure_ascii=False))
             else:
                 print(summary["message"])
+        elif args.command == "script":
+            from studio import cli_script
+
+            summary = cli_script.run(args, args.studio_model)
+            if args.json:
+                print(json.dumps(summary, ensure_ascii=False))
+            else:
+                print(f"Wrote {summary['out']} ({summary['lines']} lines, "
+                      f"{len(summary['speakers'])} speakers, {summary['seconds']:.1f} s of audio "
+                      f"in {summary['render_seconds']:.1f} s).", file=sys.stderr)
+                for note in summary["warnings"]:
+                    print(f"warning: {note}", file=sys.stderr)
         elif args.command == "cache":
             summary = run_cache(args)
             if args.json:

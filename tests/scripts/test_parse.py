@@ -1,0 +1,87 @@
+"""Reading scripts: plain text, Markdown chapters, SRT and VTT cues."""
+
+from __future__ import annotations
+
+import pytest
+
+from studio.engine.errors import UserError
+from studio.scripts.parse import (
+    CHAPTER_PAUSE_S,
+    DEFAULT_SPEAKER,
+    LINE_PAUSE_S,
+    PARAGRAPH_PAUSE_S,
+    parse_subtitles,
+    parse_text,
+    read_script,
+)
+
+
+def test_names_start_lines_and_new_names_become_speakers():
+    script = parse_text("Alice: Hello, Bob.\nBob: Hi.\nHow are you?\n\nAlice: Fine. Note: all good.\n")
+    assert [(l.speaker, l.text) for l in script.lines] == [
+        ("Alice", "Hello, Bob."), ("Bob", "Hi."), ("Bob", "How are you?"),
+        ("Alice", "Fine. Note: all good.")]
+    assert script.speakers == ["Alice", "Bob"]
+    assert [l.pause_after for l in script.lines] == [LINE_PAUSE_S, LINE_PAUSE_S,
+                                                     PARAGRAPH_PAUSE_S, 0.0]
+
+
+def test_lines_before_any_name_are_the_narrators():
+    assert parse_text("Once upon a time.\nThe end.").speakers == [DEFAULT_SPEAKER]
+
+
+def test_markdown_headings_open_chapters_with_a_longer_pause():
+    script = parse_text("# One\nA: First.\nA: Second.\n## Two\nB: Third.", markdown=True)
+    assert [l.chapter for l in script.lines] == ["One", None, "Two"]
+    assert script.lines[1].pause_after == CHAPTER_PAUSE_S
+    assert "#" not in " ".join(l.text for l in script.lines)
+
+
+SRT = """1
+00:00:01,000 --> 00:00:03,500
+Alice: Hello <i>there</i>.
+
+2
+00:00:04,250 --> 00:00:06,000
+Good to see you,
+old friend.
+"""
+
+
+def test_srt_cues_become_timed_lines():
+    script = parse_subtitles(SRT)
+    assert script.lead == 1.0
+    assert [(l.speaker, l.text) for l in script.lines] == [
+        ("Alice", "Hello there."), (DEFAULT_SPEAKER, "Good to see you, old friend.")]
+    assert [l.duration for l in script.lines] == pytest.approx([2.5, 1.75])
+    assert script.lines[0].pause_after == pytest.approx(0.75)
+
+
+def test_vtt_headers_and_notes_are_skipped(tmp_path):
+    path = tmp_path / "talk.vtt"
+    path.write_text("WEBVTT\n\nNOTE a comment\n\n00:01.000 --> 00:02.000\nOne.\n\n"
+                    "intro\n00:00:02.500 --> 00:00:04.000 align:start\nTwo.\n", encoding="utf-8")
+    script = read_script(path)
+    assert [l.text for l in script.lines] == ["One.", "Two."]
+    assert [l.duration for l in script.lines] == pytest.approx([1.0, 1.5])
+
+
+@pytest.mark.parametrize("name, content, says", [
+    ("s.doc", "x", "must end in"),
+    ("s.txt", "\n\n", "has no lines"),
+    ("s.srt", "1\n00:00:05,000 --> 00:00:04,000\nBackwards.\n", "ends before it starts"),
+])
+def test_unreadable_scripts_are_one_sentence(tmp_path, name, content, says):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(UserError, match=says):
+        read_script(path)
+
+
+def test_a_missing_or_non_utf8_script_is_one_sentence(tmp_path):
+    with pytest.raises(UserError, match="does not exist"):
+        read_script(tmp_path / "nope.txt")
+    bad = tmp_path / "latin.txt"
+    bad.write_bytes(b"caf\xe9")
+    with pytest.raises(UserError, match="not UTF-8"):
+        read_script(bad)

@@ -1,0 +1,102 @@
+"""Rendering a script: lines batched by voice, placed with their pauses, stems that sum
+to the mix, cues filled to the frame, and an SRT of what was rendered."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from studio.engine.decode import DecodeOptions
+from studio.engine.engine import GenerationOptions
+from studio.engine.errors import UserError
+from studio.scripts.parse import parse_subtitles, parse_text
+from studio.scripts.render import CUE_FRAME_S, VoiceSpec, render_script, srt_text
+
+FAST = GenerationOptions(decode=DecodeOptions(num_step=3))
+SR = 24000
+DIALOGUE = "\n".join([
+    "Alice: Good morning.", "Bob: Morning. Did you sleep?", "Carol: Not at all.",
+    "Alice: The storm was loud.", "Bob: The river rose.", "Carol: Past the bridge.",
+    "", "Alice: We should go and look.", "Bob: After breakfast.", "Carol: I will come too.",
+    "Alice: Bring a coat.", "Bob: And boots.", "Carol: Let us go."])
+
+
+@pytest.fixture(scope="module")
+def voices(engine, speech):
+    prompt = engine.create_prompt((speech(3.0), SR), ref_text="A reference clip.")
+    return {"Alice": VoiceSpec(instruct="female", seed=1), "Bob": VoiceSpec(instruct="male", seed=2),
+            "Carol": VoiceSpec(prompt=prompt)}
+
+
+@pytest.fixture(scope="module")
+def dialogue(engine, voices):
+    script = parse_text(DIALOGUE)
+    return script, render_script(engine, script, voices, FAST, seed=10)
+
+
+def test_a_three_speaker_twelve_line_script_renders(dialogue):
+    script, rendered = dialogue
+    assert len(script.lines) == 12 and script.speakers == ["Alice", "Bob", "Carol"]
+    assert len(rendered.spans) == 12 and rendered.mix.size > 0
+    assert rendered.lufs == pytest.approx(-16.0, abs=0.1) and not rendered.warnings
+    assert rendered.seeds[:2] == [1, 2]  # the voices' locked seeds
+    assert rendered.seeds[2] == 12  # Carol has none: --seed 10 + her line's index
+
+
+def test_the_mix_is_the_lines_and_the_pauses_to_the_sample(dialogue):
+    script, rendered = dialogue
+    lengths = [end - start for start, end in rendered.spans]
+    pauses = [round(line.pause_after * SR) for line in script.lines]
+    assert rendered.mix.size == sum(lengths) + sum(pauses)
+    starts = [start for start, _ in rendered.spans]
+    assert starts == [sum(lengths[:n]) + sum(pauses[:n]) for n in range(12)]
+    for (start, end), pause in zip(rendered.spans, pauses):
+        assert not rendered.mix[end:end + pause].any()  # the pauses are silence
+
+
+def test_the_stems_sum_to_the_mix_and_each_holds_only_its_speaker(dialogue):
+    script, rendered = dialogue
+    total = sum(rendered.stems.values())
+    assert float(np.abs(total - rendered.mix).max()) < 1e-4
+    for line, (start, end) in zip(script.lines, rendered.spans):
+        for speaker, stem in rendered.stems.items():
+            assert stem[start:end].any() == (speaker == line.speaker)
+
+
+def test_each_line_is_the_voice_rendered_alone(engine, voices, dialogue):
+    """Batched by voice or alone, a line's audio is the same (up to the mix's one gain)."""
+    script, rendered = dialogue
+    alone = render_script(engine, parse_text("Bob: Morning. Did you sleep?"), voices, FAST,
+                          seed=10, lufs=-20.0)
+    start, end = rendered.spans[1]
+    gain = 10 ** ((rendered.gain_db - alone.gain_db) / 20)
+    np.testing.assert_allclose(rendered.mix[start:end], alone.mix * gain, atol=1e-5)
+
+
+def test_subtitle_cues_are_filled_to_the_frame_or_warned(engine, voices):
+    srt = ("1\n00:00:00,500 --> 00:00:02,700\nAlice: A short greeting.\n\n"
+           "2\n00:00:03,000 --> 00:00:03,400\nBob: This line has far too many words to be "
+           "said in well under half a second.\n")
+    script = parse_subtitles(srt)
+    rendered = render_script(engine, script, voices, FAST, seed=1)
+    for line, (start, end) in zip(script.lines, rendered.spans):
+        assert abs((end - start) / SR - line.duration) <= CUE_FRAME_S
+    assert rendered.spans[0][0] == round(0.5 * SR)  # the first cue's start
+    assert any("Line 2" in w and "rushed" in w for w in rendered.warnings)
+    assert not any("Line 1" in w for w in rendered.warnings)
+
+
+def test_a_speaker_without_a_voice_is_one_sentence(engine, voices):
+    with pytest.raises(UserError, match="no voice for Dave"):
+        render_script(engine, parse_text("Dave: Hello."), voices, FAST)
+
+
+def test_the_srt_names_each_line_at_its_span(dialogue):
+    script, rendered = dialogue
+    text = srt_text(script, rendered)
+    blocks = text.strip().split("\n\n")
+    assert len(blocks) == 12
+    first = blocks[0].split("\n")
+    assert first[0] == "1" and first[2] == "Alice: Good morning."
+    start, end = rendered.spans[0]
+    assert first[1] == f"00:00:00,000 --> 00:00:0{end // SR},{round(end / SR * 1000) % 1000:03d}"

@@ -1,0 +1,70 @@
+"""`omnivoice-desktop script render` on the tiny random checkpoint."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+DIALOGUE = "Alice: Good morning, Bob.\nBob: Morning, Alice.\n\nAlice: [pause 300ms] Coffee?\n"
+
+
+@pytest.fixture
+def files(tmp_path, speech):
+    sf.write(tmp_path / "bob.wav", speech(3.0), 24000)
+    (tmp_path / "talk.txt").write_text(DIALOGUE, encoding="utf-8")
+    (tmp_path / "voices.json").write_text(json.dumps({
+        "Alice": {"instruct": "female", "seed": 3},
+        "Bob": {"ref": "bob.wav", "ref_text": "A clip of Bob."}}), encoding="utf-8")
+    return tmp_path
+
+
+def test_a_script_renders_to_a_mix_stems_and_subtitles(cli, files, tiny_checkpoint):
+    out = files / "mix.flac"
+    code, stdout, stderr = cli("script", "render", files / "talk.txt", "--voices",
+                               files / "voices.json", "--out", out, "--stems", files / "stems",
+                               "--srt", files / "talk.srt", "--steps", "3", "--device", "cpu",
+                               "--model", tiny_checkpoint, "--json")
+    assert code == 0, stderr
+    summary = json.loads(stdout[-1])
+    assert summary["lines"] == 3 and summary["speakers"] == ["Alice", "Bob"]
+    mix, rate = sf.read(out, dtype="float32")
+    assert rate == 24000 and mix.size / rate == pytest.approx(summary["seconds"], abs=1e-3)
+    stems = [sf.read(files / "stems" / f"{name}.flac", dtype="float32")[0]
+             for name in ("Alice", "Bob")]
+    assert all(stem.size == mix.size for stem in stems)
+    assert float(np.abs(sum(stems) - mix).max()) < 2e-4  # 16-bit files: one step each
+    srt = (files / "talk.srt").read_text(encoding="utf-8")
+    assert "Alice: Good morning, Bob." in srt and srt.count(" --> ") == 3
+
+
+@pytest.mark.parametrize("voices, says", [
+    ({"Alice": {"instruct": "female"}}, "no voice for Bob"),
+    ({"Alice": {"instruct": "female"}, "Bob": {"voice": "x", "instruct": "male"}},
+     "exactly one of"),
+    ({"Alice": {"instruct": "female"}, "Bob": {"ref": "missing.wav", "ref_text": "x"}},
+     "does not exist"),
+    ({"Alice": {"instruct": "female"}, "Bob": {"instruct": "male", "colour": "red"}},
+     "unknown key 'colour'"),
+    ({"Alice": {"instruct": "female", "seed": -1}, "Bob": {"instruct": "male"}},
+     "whole number"),
+])
+def test_a_bad_voice_map_is_one_sentence_before_the_model_loads(cli, files, voices, says):
+    (files / "voices.json").write_text(json.dumps(voices), encoding="utf-8")
+    out = files / "mix.wav"
+    code, stdout, stderr = cli("script", "render", files / "talk.txt", "--voices",
+                               files / "voices.json", "--out", out, "--model", "not/loaded")
+    assert code == 2 and len(stderr) == 1 and says in stderr[0], stderr
+    assert not out.exists()
+
+
+def test_a_map_that_is_not_json_and_a_bad_output_are_one_sentence(cli, files):
+    (files / "broken.json").write_text("{not json", encoding="utf-8")
+    code, _, stderr = cli("script", "render", files / "talk.txt", "--voices",
+                          files / "broken.json", "--out", files / "m.wav", "--model", "x/y")
+    assert code == 2 and "is not valid JSON" in stderr[0]
+    code, _, stderr = cli("script", "render", files / "talk.txt", "--voices",
+                          files / "voices.json", "--out", files / "m.mp4", "--model", "x/y")
+    assert code == 2 and "must end in" in stderr[0]
