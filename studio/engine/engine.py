@@ -407,8 +407,8 @@ class Engine:
             raise UserError("Streaming needs quick-start chunking; the reference's chunking "
                             "post-processes the whole text at once.")
         jobs = [self._prepare(item, warn) for item in items]
-        if options.chunking != "quick-start" and any(len(split_pauses(j.text)) > 1 or
-                                                     split_pauses(j.text)[0][1] for j in jobs):
+        if options.chunking != "quick-start" and any(strip_pauses(j.text) != j.text
+                                                     for j in jobs):
             raise UserError("Pause tags need quick-start chunking; the reference's chunking "
                             "reads the text whole.")
         if options.chunking == "quick-start":
