@@ -17,6 +17,7 @@ import io
 import json
 import math
 import os
+import re
 import zipfile
 from pathlib import Path
 
@@ -200,3 +201,62 @@ def test_any_voice_file_imports_or_is_one_sentence(tmp_path, manifest, members):
             assert _files(root) == before
             return
         raise AssertionError("random bytes imported as a voice")
+
+
+# -- scripts, voice maps and pause tags ----------------------------------------------------
+SCRIPT_PIECES = st.sampled_from([
+    "Alice: ", "Bob:", "\n", "\n\n", "# ", "## Chapter\n", ": ", "-->", " --> ", "00:00:01,000",
+    "00:00:02.500", "99:99:99,999", "1\n", "WEBVTT\n", "NOTE x\n", "<i>", "</i>", "[pause 1s]",
+    "[pause", "]", "[pause 90s]", "\r\n", "\t", "é", "日本", "\u200b"])
+SCRIPT_TEXT = st.lists(SCRIPT_PIECES | ANY_TEXT, max_size=12).map("".join)
+
+
+@FUZZ
+@given(text=SCRIPT_TEXT, suffix=st.sampled_from([".txt", ".md", ".srt", ".vtt"]))
+def test_any_script_reads_or_is_one_sentence(tmp_path, text, suffix):
+    from studio.scripts.parse import read_script
+
+    path = tmp_path / f"script{suffix}"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    try:
+        script = read_script(path)
+    except UserError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert script.lines and all(line.text.strip() for line in script.lines)
+    assert all(line.pause_after >= 0 and (line.duration is None or line.duration > 0)
+               for line in script.lines)
+
+
+@FUZZ
+@given(text=SCRIPT_TEXT)
+def test_any_pause_tags_split_or_are_one_sentence(text):
+    from studio.engine.text import MAX_PAUSE_S, split_pauses
+
+    try:
+        parts = split_pauses(text)
+    except UserError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert parts and all(0 <= pause <= MAX_PAUSE_S for _part, pause in parts)
+    # No tag is left in the words ("[pauseAlice" is a word, not a tag).
+    assert not any(re.search(r"\[\s*pause\b", part, re.IGNORECASE) for part, _ in parts)
+
+
+@FUZZ
+@given(data=VALUES, speakers=st.lists(st.sampled_from(["Alice", "Bob", "Narrator"]),
+                                      min_size=1, max_size=3, unique=True))
+def test_any_voice_map_is_read_or_is_one_sentence(tmp_path, data, speakers):
+    from studio.cli_script import read_voice_map
+
+    path = tmp_path / "voices.json"
+    try:
+        path.write_text(json.dumps(data, default=str), encoding="utf-8", errors="surrogatepass")
+    except (TypeError, ValueError):
+        return  # not JSON-serialisable: no such file can exist
+    try:
+        specs = read_voice_map(path, speakers)
+    except UserError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert set(specs) == set(speakers)
