@@ -98,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--chunking", default="quick-start", choices=CHUNKINGS,
                        help="quick-start (default): a short first chunk, so audio starts early; "
                             "reference: the reference implementation's chunks")
+    synth.add_argument("--dictionary", type=Path,
+                       help="a pronunciation dictionary (JSON), before the data folder's own")
     synth.add_argument("--tokens-out", type=Path, help="also save the audio tokens (torch.save)")
     synth.add_argument("--json", action="store_true", help="print one JSON line with the result")
     synth.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -163,7 +165,7 @@ def _same_file(a: Path, b: Path) -> bool:
 def _check_distinct(args) -> None:
     """No output may be an input (it would be overwritten) or another output."""
     inputs = [(args.ref, "reference clip"), (args.prompt, "voice prompt"),
-              (args.text_file, "text file")]
+              (args.text_file, "text file"), (args.dictionary, "pronunciation dictionary")]
     outputs = [(None if to_stdout(args) else args.out, "output file"),
                (args.tokens_out, "tokens file"),
                (args.save_prompt, "prompt file")]
@@ -307,10 +309,13 @@ def run_synth(args) -> dict:
     if args.ref_text is not None and args.ref is None:
         raise UserError("--ref-text is the transcript of a reference clip; give the clip with "
                         "--ref, or leave --ref-text out.")
+    from studio.engine.lexicon import load_pronunciations
+
     voice = _saved_voice(args.voice) if args.voice is not None else None
     options = _options(args)
     saved = voice[0] if voice is not None else None
     item = SynthesisItem(
+        lexicon=load_pronunciations(args.dictionary),
         text=text,
         language=args.lang if args.lang is not None or saved is None else saved.language,
         instruct=args.instruct,
@@ -338,7 +343,7 @@ def _saved_voice(name: str):
 
 def _render(args, options, item, voice, command_started: float) -> dict:
     from studio.engine.accel.accelerator import Accelerator
-    from studio.engine.engine import Engine, precision_name
+    from studio.engine.engine import Engine, check_item, precision_name
     from studio.engine.options import resolve_decode_mode
     from studio.engine.prompt import VoicePrompt
     from studio.engine.prompt_cache import disk_cache_enabled
@@ -408,6 +413,8 @@ def _render(args, options, item, voice, command_started: float) -> dict:
         "encodes": encodes,
         "transcriptions": transcriptions,
         "chunks": len(result.tokens),
+        "read_text": item.lexicon.apply(item.text, check_item(item)[0]) if item.lexicon
+        else item.text,
         "warnings": warnings,
     }
 

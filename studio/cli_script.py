@@ -37,6 +37,8 @@ def add_parser(commands) -> None:
     render.add_argument("--steps", type=_positive_int, default=32, help="decoding steps")
     render.add_argument("--seed", type=int, help="line n gets seed SEED+n (a voice's own wins)")
     render.add_argument("--lufs", type=float, default=-16.0, help="loudness of the mix")
+    render.add_argument("--dictionary", type=Path,
+                        help="a pronunciation dictionary (JSON), before the data folder's own")
     render.add_argument("--model", help="checkpoint folder or repo id")
     render.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
     render.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"))
@@ -47,9 +49,12 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
     from studio.cli import AUDIO_SUFFIXES, _check_output
     from studio.scripts.parse import read_script
 
+    from studio.engine.lexicon import load_pronunciations
+
     started = time.perf_counter()
     script = read_script(args.file)
     specs = read_voice_map(args.voices, script.speakers)
+    lexicon = load_pronunciations(args.dictionary)
     if not (math.isfinite(args.lufs) and -70 <= args.lufs <= 0):
         raise UserError(f"The loudness target must be from -70 to 0 LUFS; got {args.lufs:g}.")
     _check_output(args.out, AUDIO_SUFFIXES, "mix")
@@ -57,7 +62,7 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
     if args.srt is not None:
         _check_output(args.srt, (".srt",), "subtitle file")
     with _chatter_to_log():
-        rendered, engine = _render(args, script, specs, studio_model)
+        rendered, engine = _render(args, script, specs, studio_model, lexicon)
     written = _write(args, script, rendered, stems)
     from studio.scripts.render import chapters
 
@@ -151,7 +156,7 @@ def _stem_paths(args, speakers: list[str]) -> dict[str, Path]:
     return paths
 
 
-def _render(args, script, specs, studio_model):
+def _render(args, script, specs, studio_model, lexicon):
     from studio.engine.asr import DEFAULT_ASR_MODEL
     from studio.engine.decode import DecodeOptions
     from studio.engine.engine import Engine, GenerationOptions, check_item
@@ -185,7 +190,8 @@ def _render(args, script, specs, studio_model):
         voices[speaker] = VoiceSpec(prompt, spec.get("instruct"), spec.get("seed"),
                                     spec.get("language"))
     options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))
-    return render_script(engine, script, voices, options, seed=args.seed, lufs=args.lufs), engine
+    return render_script(engine, script, voices, options, seed=args.seed, lufs=args.lufs,
+                         lexicon=lexicon), engine
 
 
 def _write(args, script, rendered, stems: dict[str, Path]) -> list[str]:

@@ -788,3 +788,20 @@ def test_a_malformed_pause_tag_is_refused_before_the_model_loads(synth, outdir):
     out = outdir / "speech.wav"
     run = synth("--text", "Wait [pause a while] here.", "--out", out, model="not/loaded")
     assert_user_error(run, out, says=("pause tag", "[pause 500ms]"))
+
+
+def test_a_pronunciation_dictionary_changes_what_is_read(synth, outdir, tmp_path, monkeypatch):
+    monkeypatch.setenv("OMNIVOICE_DESKTOP_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir(exist_ok=True)
+    (tmp_path / "data" / "pronunciations.json").write_text('{"Siobhan": "Shiv-awn"}')
+    words = tmp_path / "words.json"
+    words.write_text('[{"word": "GIF", "say": "jif", "case": true}]')
+    out = outdir / "speech.wav"
+    run = synth("--text", "Siobhan sent a GIF, not a gif.", "--dictionary", words, "--out", out,
+                "--json")
+    assert run.code == 0, run.err
+    assert json.loads(run.out)["read_text"] == "Shiv-awn sent a jif, not a gif."
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1]")
+    assert_user_error(synth("--text", "Hi.", "--dictionary", bad, "--out", outdir / "x.wav",
+                            model="not/loaded"), outdir / "x.wav", says=("Entry 1",))

@@ -34,6 +34,7 @@ from studio.engine.errors import UserError
 from studio.engine.inputs import build_item
 from studio.engine.instruct import normalize_instruct, text_wants_chinese
 from studio.engine.languages import resolve_language
+from studio.engine.lexicon import Lexicon
 from studio.engine.model import OmniVoiceNet
 from studio.engine.options import (
     CHUNKINGS,
@@ -83,6 +84,7 @@ class SynthesisItem:
     speed: float | None = None
     duration: float | None = None  # seconds; overrides speed
     seed: int | None = None  # None: a fresh random seed, reported in the result
+    lexicon: Lexicon | None = None  # pronunciations, applied before the text is chunked
 
 
 @dataclass
@@ -350,8 +352,8 @@ class Engine:
         return self.durations.target_frames(text, prompt.text, prompt.tokens.shape[-1], speed)
 
     def _prepare(self, item: SynthesisItem, warn: Warn | None) -> _Job:
-        text = item.text
         language, instruct = check_item(item, warn)
+        text = item.lexicon.apply(item.text, language) if item.lexicon else item.text
         if item.prompt is not None and item.prompt.tokens.shape[0] != self.info.audio.codebooks:
             raise UserError("The voice prompt was made for another codec; create it again with this model.")
         # 31 bits: a fresh seed fits the studio's seed field (a 32-bit spin box), so any

@@ -51,8 +51,8 @@ class Rendered:
 
 
 def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options, *,
-                  seed: int | None = None, lufs: float = DEFAULT_LUFS, on_line=None,
-                  cancel=None) -> Rendered:
+                  seed: int | None = None, lufs: float = DEFAULT_LUFS, lexicon=None,
+                  on_line=None, cancel=None) -> Rendered:
     """Render every line of ``script`` in the voice of its speaker and mix them.
 
     ``seed`` gives line ``n`` the seed ``seed + n`` (a voice's locked seed wins);
@@ -75,7 +75,8 @@ def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options,
         line_seed = voice.seed if voice.seed is not None else (
             seed + n if seed is not None else None)
         items.append(SynthesisItem(line.text, language=voice.language, instruct=voice.instruct,
-                                   prompt=voice.prompt, duration=line.duration, seed=line_seed))
+                                   prompt=voice.prompt, duration=line.duration, seed=line_seed,
+                                   lexicon=lexicon))
         groups.setdefault((line.speaker, line.duration is not None), []).append(n)
         if line.duration is not None:
             warnings += _cue_fit(engine, n, line, voice, base.chunk_duration)

@@ -222,8 +222,12 @@ class InferenceWorker(QObject):
                     request.reference, request.ref_text, request.preprocess, warn=warnings.append
                 )
                 sha = self.prompts.audio_sha256(request.reference)  # memoised by obtain
+            from studio.engine.lexicon import load_pronunciations
+
+            lexicon = load_pronunciations()  # the data folder's; edits apply to the next render
             items = [
                 SynthesisItem(
+                    lexicon=lexicon,
                     text=request.text,
                     language=request.language,
                     instruct=request.instruct,
