@@ -650,7 +650,10 @@ def _command(args, logfile: Path | None) -> int:
 
             summary = cli_script.run(args, args.studio_model)
             if args.json:
-                print(json.dumps(summary, ensure_ascii=False))
+                print(json.dumps({k: v for k, v in summary.items() if k != "message"},
+                                 ensure_ascii=False))
+            elif "message" in summary:
+                print(summary["message"])
             else:
                 print(f"Wrote {summary['out']} ({summary['lines']} lines, "
                       f"{len(summary['speakers'])} speakers, {summary['seconds']:.1f} s of audio "

@@ -26,10 +26,10 @@ def add_parser(commands) -> None:
     script = commands.add_parser("script", help="render a multi-speaker script to one track")
     sub = script.add_subparsers(dest="script_command", required=True, metavar="COMMAND")
     render = sub.add_parser("render", help="render a script with a voice per speaker")
-    render.add_argument("file", type=Path, help="the script: .txt, .md, .srt or .vtt")
-    render.add_argument("--voices", type=Path, required=True,
+    render.add_argument("file", type=Path, help="the script: .txt, .md, .srt, .vtt or .ovproj")
+    render.add_argument("--voices", type=Path,
                         help='JSON: each speaker to {"voice": NAME}, {"ref": CLIP, "ref_text": '
-                             'TEXT} or {"instruct": TEXT, "seed": N}')
+                             'TEXT} or {"instruct": TEXT, "seed": N} (a project has its own)')
     render.add_argument("--out", type=Path, required=True,
                         help=f"the mixed track ({', '.join(AUDIO_SUFFIXES)})")
     render.add_argument("--stems", type=Path, help="a folder for one track per speaker")
@@ -44,17 +44,23 @@ def add_parser(commands) -> None:
     render.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"))
     render.add_argument("--json", action="store_true", help="print one JSON line")
 
+    imported = sub.add_parser("import", help="make a project (.ovproj) of a script")
+    imported.add_argument("file", type=Path, help="the script: .txt, .md, .srt or .vtt")
+    imported.add_argument("--out", type=Path, required=True, help="the new .ovproj file")
+    imported.add_argument("--voices", type=Path, help="the speakers' voices (JSON), if known")
+    imported.add_argument("--json", action="store_true", help="print one JSON line")
+
 
 def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
+    if args.script_command == "import":
+        return _import(args)
     from studio.cli import AUDIO_SUFFIXES, _check_output
-    from studio.scripts.parse import read_script
-
     from studio.engine.lexicon import load_pronunciations
 
     started = time.perf_counter()
-    script = read_script(args.file)
-    specs = read_voice_map(args.voices, script.speakers)
-    lexicon = load_pronunciations(args.dictionary)
+    script, specs, lexicon = _read(args)
+    lexicon = (lexicon + load_pronunciations(args.dictionary)) if lexicon \
+        else load_pronunciations(args.dictionary)
     if not (math.isfinite(args.lufs) and -70 <= args.lufs <= 0):
         raise UserError(f"The loudness target must be from -70 to 0 LUFS; got {args.lufs:g}.")
     _check_output(args.out, AUDIO_SUFFIXES, "mix")
@@ -84,8 +90,52 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
     }
 
 
-def read_voice_map(path: Path, speakers: list[str]) -> dict[str, dict]:
-    """The voice map: one entry per speaker, each checked; one sentence for a problem."""
+def _read(args):
+    """The script, its speakers' voices and (for a project) its own dictionary."""
+    from studio.scripts.parse import read_script
+    from studio.scripts.project import PROJECT_SUFFIX, Project
+
+    if args.file.suffix.lower() == PROJECT_SUFFIX:
+        with Project.open(args.file) as project:
+            script, voices = project.to_script()
+            lexicon = project.dictionary() or None
+        if not script.lines:
+            raise UserError(f"The project {args.file} has no lines to speak.")
+        if args.voices is not None:  # the map's entries replace the project's
+            voices.update(_load_map(args.voices))
+        specs = voice_specs(voices, script.speakers, str(args.file), args.file.parent)
+        return script, specs, lexicon
+    if args.voices is None:
+        raise UserError("--voices is needed for a script: a JSON file giving each speaker a "
+                        "voice (a project keeps its own).")
+    script = read_script(args.file)
+    return script, read_voice_map(args.voices, script.speakers), None
+
+
+def _import(args) -> dict:
+    from studio.cli import _check_output
+    from studio.scripts.parse import read_script
+    from studio.scripts.project import PROJECT_SUFFIX, Project
+
+    script = read_script(args.file)
+    voices = None
+    if args.voices is not None:
+        data = _load_map(args.voices)
+        known = [s for s in script.speakers if s in data]
+        voices = voice_specs({s: data[s] for s in known}, known, str(args.voices),
+                             args.voices.parent)
+    _check_output(args.out, (PROJECT_SUFFIX,), "project")
+    with Project.from_script(args.out, script, voices) as project:
+        speakers = [s.name for s in project.speakers()]
+        lines = len(project.lines())
+    summary = {"project": str(args.out), "lines": lines, "speakers": speakers,
+               "warnings": script.warnings}
+    summary["message"] = (f"Wrote {args.out}: {lines} lines, {len(speakers)} speakers "
+                          f"({', '.join(speakers)}).")
+    return summary
+
+
+def _load_map(path: Path) -> dict:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -97,6 +147,16 @@ def read_voice_map(path: Path, speakers: list[str]) -> dict[str, dict]:
                         f"{exc.lineno}).") from None
     if not isinstance(data, dict):
         raise UserError(f"The voice map {path} must be a JSON object of speaker names.")
+    return data
+
+
+def read_voice_map(path: Path, speakers: list[str]) -> dict[str, dict]:
+    """The voice map: one entry per speaker, each checked; one sentence for a problem."""
+    return voice_specs(_load_map(path), speakers, str(path), Path(path).parent)
+
+
+def voice_specs(data: dict, speakers: list[str], path: str, folder: Path) -> dict[str, dict]:
+    """Each speaker's entry of a voice map, checked; clip paths resolved from ``folder``."""
     missing = [s for s in speakers if s not in data]
     if missing:
         raise UserError(f"The voice map {path} has no voice for {', '.join(missing)}; add "
@@ -129,7 +189,7 @@ def read_voice_map(path: Path, speakers: list[str]) -> dict[str, dict]:
         spec = dict(entry)
         if "ref" in spec:
             ref = Path(spec["ref"]).expanduser()
-            spec["ref"] = ref if ref.is_absolute() else Path(path).parent / ref
+            spec["ref"] = ref if ref.is_absolute() else Path(folder) / ref
             if not spec["ref"].is_file():
                 raise UserError(f"The reference clip {spec['ref']} of {speaker} does not exist.")
         specs[speaker] = spec

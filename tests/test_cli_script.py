@@ -68,3 +68,27 @@ def test_a_map_that_is_not_json_and_a_bad_output_are_one_sentence(cli, files):
     code, _, stderr = cli("script", "render", files / "talk.txt", "--voices",
                           files / "voices.json", "--out", files / "m.mp4", "--model", "x/y")
     assert code == 2 and "must end in" in stderr[0]
+
+
+def test_a_script_imported_as_a_project_renders_like_the_script(cli, files, tiny_checkpoint):
+    project = files / "talk.ovproj"
+    code, stdout, stderr = cli("script", "import", files / "talk.txt", "--voices",
+                               files / "voices.json", "--out", project, "--json")
+    assert code == 0, stderr
+    assert json.loads(stdout[-1])["speakers"] == ["Alice", "Bob"]
+    common = ["--steps", "3", "--device", "cpu", "--model", tiny_checkpoint, "--seed", "5"]
+    assert cli("script", "render", project, "--out", files / "a.wav", *common)[0] == 0
+    assert cli("script", "render", files / "talk.txt", "--voices", files / "voices.json",
+               "--out", files / "b.wav", *common)[0] == 0
+    a, b = sf.read(files / "a.wav")[0], sf.read(files / "b.wav")[0]
+    np.testing.assert_array_equal(a, b)
+
+
+def test_a_script_without_voices_or_a_project_without_lines_is_one_sentence(cli, files):
+    code, _, stderr = cli("script", "render", files / "talk.txt", "--out", files / "m.wav")
+    assert code == 2 and "--voices is needed" in stderr[0]
+    from studio.scripts.project import Project
+
+    Project.create(files / "empty.ovproj").close()
+    code, _, stderr = cli("script", "render", files / "empty.ovproj", "--out", files / "m.wav")
+    assert code == 2 and "has no lines" in stderr[0]
