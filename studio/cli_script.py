@@ -18,10 +18,11 @@ from pathlib import Path
 from studio.engine.errors import UserError
 
 VOICE_KEYS = ("voice", "ref", "ref_text", "instruct", "seed", "language")
+MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
 
 
 def add_parser(commands) -> None:
-    from studio.cli import AUDIO_SUFFIXES, _positive_int
+    from studio.cli import _positive_int
 
     script = commands.add_parser("script", help="render a multi-speaker script to one track")
     sub = script.add_subparsers(dest="script_command", required=True, metavar="COMMAND")
@@ -31,7 +32,7 @@ def add_parser(commands) -> None:
                         help='JSON: each speaker to {"voice": NAME}, {"ref": CLIP, "ref_text": '
                              'TEXT} or {"instruct": TEXT, "seed": N} (a project has its own)')
     render.add_argument("--out", type=Path, required=True,
-                        help=f"the mixed track ({', '.join(AUDIO_SUFFIXES)})")
+                        help=f"the mixed track ({', '.join(MIX_SUFFIXES)})")
     render.add_argument("--stems", type=Path, help="a folder for one track per speaker")
     render.add_argument("--srt", type=Path, help="subtitles of what was rendered")
     render.add_argument("--steps", type=_positive_int, default=32, help="decoding steps")
@@ -54,7 +55,7 @@ def add_parser(commands) -> None:
 def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
     if args.script_command == "import":
         return _import(args)
-    from studio.cli import AUDIO_SUFFIXES, _check_output
+    from studio.cli import _check_output
     from studio.engine.lexicon import load_pronunciations
 
     started = time.perf_counter()
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
         else load_pronunciations(args.dictionary)
     if not (math.isfinite(args.lufs) and -70 <= args.lufs <= 0):
         raise UserError(f"The loudness target must be from -70 to 0 LUFS; got {args.lufs:g}.")
-    _check_output(args.out, AUDIO_SUFFIXES, "mix")
+    _check_output(args.out, MIX_SUFFIXES, "mix")
     stems = _stem_paths(args, script.speakers)
     if args.srt is not None:
         _check_output(args.srt, (".srt",), "subtitle file")
@@ -198,7 +199,7 @@ def voice_specs(data: dict, speakers: list[str], path: str, folder: Path) -> dic
 
 def _stem_paths(args, speakers: list[str]) -> dict[str, Path]:
     """One file per speaker in --stems, named after the speaker, in the mix's format."""
-    from studio.cli import AUDIO_SUFFIXES, _check_output
+    from studio.cli import _check_output
 
     if args.stems is None:
         return {}
@@ -212,7 +213,7 @@ def _stem_paths(args, speakers: list[str]) -> dict[str, Path]:
             stem += "_"
         seen.add(stem.lower())
         paths[speaker] = args.stems / f"{stem}{args.out.suffix.lower()}"
-        _check_output(paths[speaker], AUDIO_SUFFIXES, "stem")
+        _check_output(paths[speaker], MIX_SUFFIXES, "stem")
     return paths
 
 

@@ -70,6 +70,15 @@ def test_a_map_that_is_not_json_and_a_bad_output_are_one_sentence(cli, files):
     assert code == 2 and "must end in" in stderr[0]
 
 
+def test_the_mix_can_be_mp3(cli, files, tiny_checkpoint):
+    out = files / "mix.mp3"
+    code, _, stderr = cli("script", "render", files / "talk.txt", "--voices",
+                          files / "voices.json", "--out", out, "--steps", "2", "--device",
+                          "cpu", "--model", tiny_checkpoint)
+    assert code == 0, stderr
+    assert sf.info(out).format == "MP3" and sf.info(out).duration > 1
+
+
 def test_a_script_imported_as_a_project_renders_like_the_script(cli, files, tiny_checkpoint):
     project = files / "talk.ovproj"
     code, stdout, stderr = cli("script", "import", files / "talk.txt", "--voices",

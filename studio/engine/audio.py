@@ -31,6 +31,7 @@ _WRITE_FORMATS = MappingProxyType(
         ".wav": ("WAV", "PCM_16"),
         ".flac": ("FLAC", "PCM_16"),
         ".ogg": ("OGG", "VORBIS"),
+        ".mp3": ("MP3", "MPEG_LAYER_III"),  # a script's mix (libsndfile 1.1 and later)
     }
 )
 
@@ -446,7 +447,7 @@ def cross_fade_chunks(
 
 
 def write_audio_atomic(path: str | os.PathLike, audio_1d: np.ndarray, sample_rate: int) -> None:
-    """Write a clip as WAV, FLAC (16-bit) or OGG Vorbis, chosen by the extension.
+    """Write a clip as WAV, FLAC (16-bit), OGG Vorbis or MP3, chosen by the extension.
 
     The data goes to a unique temp file beside the target, is flushed to disk and
     then renamed over the target, so a crash or error never leaves a half-written
@@ -467,7 +468,8 @@ class AudioFileWriter:
         suffix = self.target.suffix.lower()
         if suffix not in _WRITE_FORMATS:
             raise UserError(
-                f"Cannot save {self.target.name}: the file name must end in .wav, .flac or .ogg."
+                f"Cannot save {self.target.name}: the file name must end in .wav, .flac, .ogg "
+                "or .mp3."
             )
         folder = self.target.parent
         if not folder.is_dir():

@@ -458,7 +458,13 @@ def test_write_replaces_existing_file(tmp_path: Path) -> None:
     assert sf.info(path).frames == 8000
 
 
-@pytest.mark.parametrize("name", ["out.mp3", "out", "out.wav.txt"])
+def test_mp3_is_written_and_reads_back(tmp_path: Path) -> None:
+    path = tmp_path / "out.mp3"
+    audio.write_audio_atomic(path, _speech_like(24000), 24000)
+    assert sf.info(path).format == "MP3" and abs(sf.info(path).frames - 24000) < 2400
+
+
+@pytest.mark.parametrize("name", ["out.aiff", "out", "out.wav.txt"])
 def test_write_rejects_other_extensions(tmp_path: Path, name: str) -> None:
     with pytest.raises(UserError) as exc:
         audio.write_audio_atomic(tmp_path / name, _speech_like(8000), 8000)
