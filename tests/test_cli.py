@@ -805,3 +805,25 @@ def test_a_pronunciation_dictionary_changes_what_is_read(synth, outdir, tmp_path
     bad.write_text("[1]")
     assert_user_error(synth("--text", "Hi.", "--dictionary", bad, "--out", outdir / "x.wav",
                             model="not/loaded"), outdir / "x.wav", says=("Entry 1",))
+
+
+def test_a_disk_that_refuses_the_audio_is_one_sentence_and_leaves_nothing(tiny_checkpoint,
+                                                                           tmp_path):
+    """A file-size limit makes every write past 20 KB fail (EFBIG), as a full disk does
+    (ENOSPC): libsndfile writes by name and reports it, no callback tracebacks."""
+    import resource
+
+    out = tmp_path / "speech.wav"
+    env = dict(os.environ, OMNIVOICE_DESKTOP_DATA_DIR=str(tmp_path / "data"))
+    env.pop("PYTHONWARNINGS", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "studio", "synth", *FAST, "--model", str(tiny_checkpoint),
+         "--text", "A sentence long enough to need more than twenty kilobytes.",
+         "--out", str(out), "--quiet"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000)))
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2, proc.stderr
+    assert lines == [f"error: Cannot save {out}: the disk is full or the file cannot be "
+                     "written; free some space or choose another folder."]
+    assert [p.name for p in tmp_path.iterdir() if p.is_file()] == []
