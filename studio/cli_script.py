@@ -43,6 +43,8 @@ def add_parser(commands) -> None:
     render.add_argument("--model", help="checkpoint folder or repo id")
     render.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
     render.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"))
+    render.add_argument("--all", action="store_true",
+                        help="a project: render every line, not only the new and changed ones")
     render.add_argument("--json", action="store_true", help="print one JSON line")
 
     imported = sub.add_parser("import", help="make a project (.ovproj) of a script")
@@ -71,6 +73,7 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
     with _chatter_to_log():
         rendered, engine = _render(args, script, specs, studio_model, lexicon)
     written = _write(args, script, rendered, stems)
+    kept = _keep_takes(args, script, specs, rendered, engine) if _is_project(args.file) else 0
     from studio.scripts.render import chapters
 
     return {
@@ -88,7 +91,81 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
         "device": str(engine.device),
         "warnings": rendered.warnings,
         "written": written,
+        "rendered_lines": len(rendered.fresh),
+        "reused_lines": len(script.lines) - len(rendered.fresh),
+        "takes_saved": kept,
     }
+
+
+def _is_project(path: Path) -> bool:
+    from studio.scripts.project import PROJECT_SUFFIX
+
+    return path.suffix.lower() == PROJECT_SUFFIX
+
+
+def _reused(args, engine) -> dict[int, tuple]:
+    """A project's lines whose chosen take is still what they say: (audio, seed) each."""
+    from studio.library.takes import TakeLibrary
+    from studio.scripts.project import Project
+
+    reuse: dict[int, tuple] = {}
+    if args.all or not _is_project(args.file):
+        return reuse
+    with Project.open(args.file) as project, TakeLibrary(read_only=True) as takes:
+        for n, line in enumerate(project.lines()):
+            if project.status(line) != "done":
+                continue
+            try:
+                audio, rate = takes.read_audio(line.take)
+                seed = takes.get(line.take).settings.seed
+            except UserError:  # the take was deleted: the line renders again
+                continue
+            if rate == engine.sample_rate:
+                reuse[n] = (audio, seed)
+    return reuse
+
+
+def _keep_takes(args, script, specs, rendered, engine) -> int:
+    """Each line rendered now becomes a take in the take library, chosen for its line."""
+    from studio.engine.engine import GenerationOptions
+    from studio.engine.options import DecodeOptions
+    from studio.scripts.project import Project
+    from studio.worker.jobs import AccelState, RenderRequest
+    from studio.worker.keeper import TakeKeeper, take_run
+
+    keeper, saved, notes = TakeKeeper(), 0, []
+    options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))
+    try:
+        with Project.open(args.file) as project:
+            lines = project.lines()
+            for n, render in sorted(rendered.fresh.items()):
+                line, spec = script.lines[n], specs[script.lines[n].speaker]
+                reference, ref_text, voice_id = spec.get("ref"), spec.get("ref_text"), None
+                if "voice" in spec:  # the take names the saved voice, as the studio's do
+                    from studio.library.voices import VoiceLibrary
+
+                    with VoiceLibrary() as library:
+                        voice = library.find(spec["voice"])
+                        reference, ref_text = library.clip_path(voice.id), voice.transcript
+                        voice_id = voice.id
+                request = RenderRequest(
+                    text=line.text, language=spec.get("language"),
+                    instruct=spec.get("instruct"), reference=reference, ref_text=ref_text,
+                    duration=line.duration, seeds=(render.seed,), options=options,
+                    mode="clone" if reference is not None else "design", voice_id=voice_id)
+                seconds = render.audio.size / render.sample_rate
+                run = take_run(str(args.model or "k2-fsa/OmniVoice"), str(engine.device),
+                               str(engine.dtype).removeprefix("torch."),
+                               AccelState("off", "off", None), seconds, seconds)
+                _batch, [take_id] = keeper.save(request, [render], run, None, [None],
+                                                notes.append)
+                if take_id is not None:
+                    project.choose_take(lines[n].id, take_id)
+                    saved += 1
+    finally:
+        keeper.close()
+    rendered.warnings.extend(notes)
+    return saved
 
 
 def _read(args):
@@ -252,7 +329,7 @@ def _render(args, script, specs, studio_model, lexicon):
                                     spec.get("language"))
     options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))
     return render_script(engine, script, voices, options, seed=args.seed, lufs=args.lufs,
-                         lexicon=lexicon), engine
+                         lexicon=lexicon, reuse=_reused(args, engine)), engine
 
 
 def _write(args, script, rendered, stems: dict[str, Path]) -> list[str]:

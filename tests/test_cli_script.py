@@ -101,3 +101,35 @@ def test_a_script_without_voices_or_a_project_without_lines_is_one_sentence(cli,
     Project.create(files / "empty.ovproj").close()
     code, _, stderr = cli("script", "render", files / "empty.ovproj", "--out", files / "m.wav")
     assert code == 2 and "has no lines" in stderr[0]
+
+
+def test_a_project_renders_only_its_new_and_changed_lines_the_next_time(cli, files,
+                                                                        tiny_checkpoint):
+    from studio.library.takes import TakeLibrary
+    from studio.scripts.project import Project
+
+    project_file = files / "talk.ovproj"
+    assert cli("script", "import", files / "talk.txt", "--voices", files / "voices.json",
+               "--out", project_file)[0] == 0
+    common = ["--steps", "2", "--device", "cpu", "--model", tiny_checkpoint, "--json"]
+
+    def render(out):
+        code, stdout, stderr = cli("script", "render", project_file, "--out", files / out,
+                                   *common)
+        assert code == 0, stderr
+        return json.loads(stdout[-1])
+
+    first = render("one.wav")
+    assert (first["rendered_lines"], first["reused_lines"], first["takes_saved"]) == (3, 0, 3)
+    with Project.open(project_file) as project:
+        assert [project.status(line) for line in project.lines()] == ["done"] * 3
+        second_line = project.lines()[1]
+        project.set_line(second_line.id, text="Morning, Alice, and good day.")
+    again = render("two.wav")
+    assert (again["rendered_lines"], again["reused_lines"]) == (1, 2)
+    with Project.open(project_file) as project, TakeLibrary(read_only=True) as takes:
+        lines = project.lines()
+        assert [project.status(line) for line in lines] == ["done"] * 3
+        assert takes.get(lines[1].take).settings.text == "Morning, Alice, and good day."
+    one, two = sf.read(files / "one.wav")[0], sf.read(files / "two.wav")[0]
+    assert one.shape != two.shape or not np.array_equal(one, two)

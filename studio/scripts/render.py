@@ -9,7 +9,7 @@ the stems too, so they still sum to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -44,6 +44,7 @@ class Rendered:
     gain_db: float
     lufs: float | None  # the mix's loudness after normalisation
     warnings: list[str]
+    fresh: dict[int, object] = field(default_factory=dict)  # line -> Rendering made now
 
     @property
     def seconds(self) -> float:
@@ -52,12 +53,15 @@ class Rendered:
 
 def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options, *,
                   seed: int | None = None, lufs: float = DEFAULT_LUFS, lexicon=None,
+                  reuse: dict[int, tuple[np.ndarray, int]] | None = None,
                   on_line=None, cancel=None) -> Rendered:
     """Render every line of ``script`` in the voice of its speaker and mix them.
 
     ``seed`` gives line ``n`` the seed ``seed + n`` (a voice's locked seed wins);
-    ``on_line(done, total)`` reports each batch.
+    ``reuse`` maps a line's index to (audio, seed) rendered before (a project's chosen
+    take), which is mixed as it is; ``on_line(done, total)`` reports each batch.
     """
+    reuse = reuse or {}
     from studio.engine.engine import SynthesisItem
 
     missing = [s for s in script.speakers if s not in voices]
@@ -77,11 +81,15 @@ def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options,
         items.append(SynthesisItem(line.text, language=voice.language, instruct=voice.instruct,
                                    prompt=voice.prompt, duration=line.duration, seed=line_seed,
                                    lexicon=lexicon))
+        if n in reuse:
+            continue
         groups.setdefault((line.speaker, line.duration is not None), []).append(n)
         if line.duration is not None:
             warnings += _cue_fit(engine, n, line, voice, base.chunk_duration)
-    audio: list[np.ndarray | None] = [None] * len(items)
-    seeds: list[int] = [0] * len(items)
+    audio: list[np.ndarray | None] = [reuse[n][0] if n in reuse else None
+                                      for n in range(len(items))]
+    seeds: list[int] = [reuse[n][1] if n in reuse else 0 for n in range(len(items))]
+    fresh = {}
     done = 0
     for (_speaker, is_timed), members in groups.items():
         for start in range(0, len(members), BATCH):
@@ -89,11 +97,13 @@ def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options,
             renders = engine.synthesize([items[i] for i in batch], timed if is_timed else base,
                                         cancel=cancel)
             for i, render in zip(batch, renders):
-                audio[i], seeds[i] = render.audio, render.seed
+                audio[i], seeds[i], fresh[i] = render.audio, render.seed, render
             done += len(batch)
             if on_line is not None:
                 on_line(done, len(items))
-    return _mix(script, audio, seeds, engine.sample_rate, lufs, warnings)
+    rendered = _mix(script, audio, seeds, engine.sample_rate, lufs, warnings)
+    rendered.fresh = fresh
+    return rendered
 
 
 def _cue_fit(engine, n: int, line, voice: VoiceSpec, limit: float) -> list[str]:
