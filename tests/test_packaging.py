@@ -91,3 +91,21 @@ def test_spec_excludes_unused_qt_and_bundles_the_audio_libraries():
 def test_build_outputs_are_ignored():
     ignored = (ROOT / ".gitignore").read_text().split()
     assert "build/" in ignored and "dist/" in ignored
+
+
+def test_the_wheel_holds_every_package_of_the_source_tree(tmp_path):
+    # `pip install .` (the README's first command) installs the wheel, not the tree: a
+    # package missing from pyproject's list (studio.scripts once) imports in the tests and
+    # fails in the user's install.
+    import subprocess
+    import sys
+    import zipfile
+
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(ROOT)],
+        check=True, capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("*.whl")
+    shipped = {Path(name).parent.as_posix() for name in zipfile.ZipFile(wheel).namelist() if name.endswith("/__init__.py")}
+    source = {p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "studio").rglob("__init__.py")}
+    assert source - shipped == set()
