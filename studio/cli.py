@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--tokens-out", type=Path, help="also save the audio tokens (torch.save)")
     synth.add_argument("--json", action="store_true", help="print one JSON line with the result")
     synth.add_argument("--quiet", action="store_true", help="no progress bar")
+    from studio import cli_remote, cli_serve
+
+    cli_remote.add_arguments(synth)
 
     download = commands.add_parser("download", help="download the model into the Hugging Face cache")
     download.add_argument("repo", nargs="?", default=None, help="repo id (default k2-fsa/OmniVoice)")
@@ -118,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_voices.add_parser(commands)
     cli_script.add_parser(commands)
+    cli_serve.add_parser(commands)
 
     selftest = commands.add_parser("selftest", help="check this install without downloading anything")
     selftest.add_argument("--json", action="store_true", help="print one JSON object with every check")
@@ -309,6 +313,13 @@ def run_synth(args) -> dict:
     if args.ref_text is not None and args.ref is None:
         raise UserError("--ref-text is the transcript of a reference clip; give the clip with "
                         "--ref, or leave --ref-text out.")
+    if args.backend is not None:
+        from studio import cli_remote
+
+        return cli_remote.run(args, text)
+    if args.api_key is not None or args.dialect is not None or args.timeout is not None:
+        raise UserError("--api-key, --dialect and --timeout are for a remote render; give "
+                        "the server with --backend.")
     from studio.engine.lexicon import load_pronunciations
 
     voice = _saved_voice(args.voice) if args.voice is not None else None
@@ -629,6 +640,10 @@ def _command(args, logfile: Path | None) -> int:
                       f"{summary['precision_reason']}).", file=sys.stderr)
         elif args.command == "download":
             run_download(args)
+        elif args.command == "serve":
+            from studio import cli_serve
+
+            return cli_serve.run(args, args.studio_model)
         elif args.command == "selftest":
             from studio import selftest
 

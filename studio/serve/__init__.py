@@ -1,0 +1,1 @@
+"""`omnivoice-desktop serve`: the engine behind an OpenAI-compatible speech API."""

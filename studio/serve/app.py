@@ -1,0 +1,213 @@
+"""The HTTP face of ``omnivoice-desktop serve``: FastAPI routes over one Renderer.
+
+Every refusal is a JSON body in OpenAI's error shape, ``{"error": {"message": one
+sentence, "type": ..., "code": status}}``, so the OpenAI SDK shows the sentence; no
+traceback reaches a client or the terminal (an unexpected failure goes to the log
+file). The key is compared in constant time; ``/health`` needs none, so a load
+balancer can probe without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import secrets
+import time
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from studio.engine.errors import UserError
+from studio.serve.formats import MEDIA_TYPES, encode
+from studio.serve.renderer import QueueFull, Renderer, Ticket
+from studio.serve.request import MAX_BODY_BYTES, RequestError, parse_speech
+from studio.serve.voices import resolve_voice, saved_voices
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "omnivoice-desktop"  # what /v1/models and /health say, for client detection
+DISCONNECT_POLL_S = 0.5  # how often a waiting request checks that its client is still there
+_TYPES = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error",
+          413: "request_too_large", 422: "invalid_request_error", 429: "rate_limit_error"}
+
+
+def error(status: int, sentence: str, headers: dict | None = None) -> JSONResponse:
+    from studio.cli import one_line
+
+    return JSONResponse(status_code=status, headers=headers, content={"error": {
+        "message": one_line(sentence), "type": _TYPES.get(status, "server_error"),
+        "code": status}})
+
+
+def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> FastAPI:
+    app = FastAPI(title=SERVER_NAME, docs_url=None, redoc_url=None, openapi_url=None)
+    started = time.time()
+
+    @app.exception_handler(RequestError)
+    async def _refused(_request, exc: RequestError):
+        return error(exc.status, str(exc))
+
+    @app.exception_handler(UserError)
+    async def _user(_request, exc: UserError):
+        return error(400, str(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request, exc: StarletteHTTPException):
+        if exc.status_code == 404:
+            return error(404, f"There is nothing at {request.url.path[:100]}; the speech "
+                              "endpoint is POST /v1/audio/speech.")
+        if exc.status_code == 405:
+            return error(405, f"{request.url.path[:100]} does not take {request.method}.")
+        return error(exc.status_code, "The request was refused.")
+
+    @app.exception_handler(Exception)
+    async def _bug(_request, exc: Exception):
+        log.error("unexpected failure", exc_info=exc)
+        return error(500, "The server failed on this request; the details are in its log "
+                          "file.")
+
+    def check_key(request: Request) -> None:
+        if not api_key:
+            return
+        given = request.headers.get("authorization", "")
+        scheme, _, token = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+                token.strip().encode(), api_key.encode()):
+            raise RequestError(401, "The API key is missing or wrong; send it as "
+                                    "Authorization: Bearer KEY.")
+
+    @app.get("/health")
+    async def health():
+        return {"status": "ok", "server": SERVER_NAME, "model": renderer.model_id,
+                "model_loaded": renderer.engine is not None,
+                "queue": {"admitted": renderer.admitted, "limit": renderer.limit},
+                "batch": renderer.batch, "uptime_s": round(time.time() - started, 1)}
+
+    @app.get("/v1/models")
+    async def models(request: Request):
+        check_key(request)
+        return {"object": "list", "data": [{"id": renderer.model_id, "object": "model",
+                                            "created": int(started), "owned_by": SERVER_NAME}]}
+
+    @app.get("/v1/voices")
+    async def voices(request: Request):
+        check_key(request)
+        from studio.engine.instruct import CATEGORIES
+
+        saved = await run_in_threadpool(saved_voices, data_root)
+        designs = {c.key: [i.en or i.zh for i in c.items] for c in CATEGORIES}
+        return {"voices": [{"id": "auto", "type": "auto",
+                            "description": "no design: the model picks a voice"}, *saved],
+                "design_attributes": designs}
+
+    @app.post("/v1/audio/speech")
+    async def speech(request: Request):
+        check_key(request)
+        raw = await read_body(request)
+        try:
+            body = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise RequestError(400, "The request body is not valid JSON.") from None
+        parsed = await run_in_threadpool(parse_speech, body)
+        voice = await run_in_threadpool(resolve_voice, parsed, data_root)
+        check_request(parsed, voice)
+        if parsed.seed is None and voice.seed is None:
+            parsed.seed = secrets.randbits(31)  # known now, so a stream's headers carry it
+        ticket = Ticket(parsed, voice, asyncio.get_running_loop())
+        try:
+            renderer.submit(ticket)
+        except QueueFull as full:
+            return error(429, f"The server is busy ({renderer.limit} requests are queued or "
+                              f"rendering); try again in {full.retry_after} s.",
+                         headers={"Retry-After": str(full.retry_after)})
+        headers = {"X-Seed": str(parsed.seed if parsed.seed is not None else voice.seed),
+                   "X-Model": renderer.model_id,
+                   "X-Audio-Sample-Rate": str(renderer.engine.sample_rate)}
+        first = await next_event(ticket, request)
+        if first is None:
+            return Response(status_code=499)  # the client left; nobody reads this
+        if first[0] == "error":
+            return error(*first[1])
+        if parsed.stream:
+            return StreamingResponse(stream_body(ticket, first, parsed.response_format,
+                                                 renderer.engine.sample_rate),
+                                     media_type=MEDIA_TYPES[parsed.response_format],
+                                     headers=headers)
+        event = first
+        while event is not None and event[0] == "chunk":
+            event = await next_event(ticket, request)
+        if event is None:
+            return Response(status_code=499)
+        if event[0] == "error":
+            return error(*event[1])
+        done = event[1]
+        data = await run_in_threadpool(encode, done.audio, done.sample_rate,
+                                       parsed.response_format)
+        headers.update({"X-Batch-Size": str(done.batch_size),
+                        "X-Audio-Duration-S": f"{done.audio.shape[-1] / done.sample_rate:.3f}"})
+        return Response(data, media_type=MEDIA_TYPES[parsed.response_format], headers=headers)
+
+    return app
+
+
+def check_request(parsed, voice) -> None:
+    """The engine's own checks, before the request waits in the queue."""
+    from studio.engine.engine import SynthesisItem, check_item
+
+    check_item(SynthesisItem(text=parsed.text, language=parsed.language or voice.language,
+                             instruct=voice.instruct, speed=parsed.speed, seed=parsed.seed))
+
+
+async def read_body(request: Request) -> bytes:
+    length = request.headers.get("content-length", "")
+    too_big = RequestError(413, f"The request body is over {MAX_BODY_BYTES // 2**20} MB; "
+                                "send a shorter text or a shorter reference clip.")
+    if length.isdigit() and int(length) > MAX_BODY_BYTES:
+        raise too_big
+    parts, size = [], 0
+    async for part in request.stream():
+        size += len(part)
+        if size > MAX_BODY_BYTES:
+            raise too_big
+        parts.append(part)
+    return b"".join(parts)
+
+
+async def next_event(ticket: Ticket, request: Request):
+    """The ticket's next event, or None once the client has gone (the ticket leaves)."""
+    while True:
+        try:
+            return await asyncio.wait_for(ticket.events.get(), DISCONNECT_POLL_S)
+        except asyncio.TimeoutError:
+            if await request.is_disconnected():
+                ticket.leave()
+                return None
+        except asyncio.CancelledError:
+            ticket.leave()
+            raise
+
+
+async def stream_body(ticket: Ticket, first, fmt: str, sample_rate: int):
+    from studio.audio.stream_out import pcm16, wav_stream_header
+
+    try:
+        if fmt == "wav":
+            yield wav_stream_header(sample_rate)
+        event = first
+        while True:
+            kind, payload = event
+            if kind == "chunk":
+                yield pcm16(payload)
+            elif kind == "error":  # after the headers: the stream ends short
+                log.warning("a streamed render stopped: %s", payload[1])
+                return
+            else:
+                return
+            event = await ticket.events.get()
+    finally:
+        ticket.leave()

@@ -1,0 +1,241 @@
+"""The one thread that owns the model, and the bounded queue in front of it.
+
+Requests become :class:`Ticket`\\ s. ``submit`` admits a ticket while fewer than
+``limit`` are admitted and unfinished, else raises :class:`QueueFull` (the app
+answers 429 with Retry-After). The worker takes the oldest ticket and every other
+waiting one whose decoding settings are the same (up to ``batch``), and renders them
+in one ``Engine.synthesize`` call: one batch, one pass per chunk index. Each
+ticket's chunks and result go back to its own asyncio queue. A ticket whose client
+went away is skipped if it still waits; a running batch stops between two steps
+once every one of its tickets has gone. Either way its slot is free again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import threading
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from studio.engine.errors import UserError
+from studio.serve.request import SpeechRequest
+from studio.serve.voices import ResolvedVoice
+
+log = logging.getLogger(__name__)
+
+PROMPT_MEMO = 16  # encoded ref_audio clips kept, by digest: a client resends the same clip
+
+
+def model_id(model: str | None) -> str:
+    """The id ``/v1/models`` reports: a repo id as given, a folder by its name only
+    (the server's paths are nobody's business)."""
+    from studio.engine.checkpoint import DEFAULT_REPO
+
+    if not model:
+        return DEFAULT_REPO
+    path = Path(model).expanduser()
+    return path.name if path.exists() or str(model).count("/") != 1 else str(model)
+
+
+class QueueFull(Exception):
+    def __init__(self, retry_after: int):
+        super().__init__(retry_after)
+        self.retry_after = retry_after
+
+
+@dataclass
+class Ticket:
+    """One admitted request: what to render and where its events go."""
+
+    request: SpeechRequest
+    voice: ResolvedVoice
+    loop: asyncio.AbstractEventLoop
+    events: asyncio.Queue = field(default_factory=asyncio.Queue)
+    gone: threading.Event = field(default_factory=threading.Event)  # the client left
+    batch_cancel: threading.Event | None = None  # the running batch's, once it runs
+    batch: list[Ticket] | None = None
+
+    def send(self, kind: str, payload=None) -> None:
+        if not self.gone.is_set():
+            self.loop.call_soon_threadsafe(self.events.put_nowait, (kind, payload))
+
+    def leave(self) -> None:
+        """The client went away (disconnected, or stopped reading)."""
+        self.gone.set()
+        batch, cancel = self.batch, self.batch_cancel
+        if cancel is not None and batch is not None and all(t.gone.is_set() for t in batch):
+            cancel.set()
+
+
+@dataclass
+class Rendered:
+    audio: object  # (T,) float32
+    sample_rate: int
+    seed: int
+    batch_size: int
+    seconds: float
+
+
+class Renderer:
+    def __init__(self, model: str | None, device: str = "auto", precision: str = "auto",
+                 limit: int = 16, batch: int = 8, data_root: Path | None = None):
+        self.model, self.device, self.precision = model, device, precision
+        self.limit, self.batch = limit, batch
+        self.data_root = data_root
+        self.engine = None  # set on the worker thread; read-only elsewhere (info)
+        self.model_id = model_id(model)
+        self._lock = threading.Condition()
+        self._pending: deque[Ticket] = deque()
+        self._admitted = 0
+        self._stopping = False
+        self._ready = threading.Event()
+        self._load_error: BaseException | None = None
+        self._batch_seconds = 1.0  # a running estimate, for Retry-After
+        self._prompts: OrderedDict[str, object] = OrderedDict()
+        self._thread = threading.Thread(target=self._run, name="omnivoice-serve-model",
+                                        daemon=True)
+
+    # ------------------------------------------------------------- any thread
+
+    def start(self) -> None:
+        """Start the worker and wait for the model; a load failure is raised here."""
+        self._thread.start()
+        self._ready.wait()
+        if self._load_error is not None:
+            raise self._load_error
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+            for ticket in self._pending:
+                ticket.leave()
+            self._lock.notify_all()
+        self._thread.join(timeout=30)
+
+    @property
+    def admitted(self) -> int:
+        with self._lock:
+            return self._admitted
+
+    def submit(self, ticket: Ticket) -> None:
+        with self._lock:
+            if self._admitted >= self.limit or self._stopping:
+                waves = math.ceil((self._admitted + 1) / self.batch)
+                raise QueueFull(max(1, math.ceil(waves * self._batch_seconds)))
+            self._admitted += 1
+            self._pending.append(ticket)
+            self._lock.notify()
+
+    # --------------------------------------------------------- worker thread
+
+    def _run(self) -> None:
+        from studio.engine.engine import Engine
+
+        try:
+            self.engine = Engine.load(self.model, device=self.device, precision=self.precision)
+        except BaseException as exc:  # reported by start() on the caller's thread
+            self._load_error = exc
+            self._ready.set()
+            return
+        self._ready.set()
+        while True:
+            with self._lock:
+                while not self._pending and not self._stopping:
+                    self._lock.wait()
+                if self._stopping:
+                    return
+                batch = self._take()
+            if batch:
+                self._render(batch)
+
+    def _take(self) -> list[Ticket]:
+        """The oldest waiting ticket and those that can share its batch (lock held)."""
+        while self._pending and self._pending[0].gone.is_set():
+            self._pending.popleft()
+            self._admitted -= 1
+        if not self._pending:
+            return []
+        first = self._pending.popleft()
+        batch, rest = [first], deque()
+        while self._pending:
+            ticket = self._pending.popleft()
+            if ticket.gone.is_set():
+                self._admitted -= 1
+            elif len(batch) < self.batch and ticket.request.options == first.request.options:
+                batch.append(ticket)
+            else:
+                rest.append(ticket)
+        self._pending = rest
+        return batch
+
+    def _release(self, count: int) -> None:
+        with self._lock:
+            self._admitted -= count
+
+    def _render(self, tickets: list[Ticket]) -> None:
+        from studio.engine.decode import Cancelled
+
+        started = time.perf_counter()
+        ready, items = [], []
+        for ticket in tickets:
+            try:
+                items.append(self._item(ticket))
+                ready.append(ticket)
+            except UserError as exc:
+                ticket.send("error", (422, str(exc)))
+        cancel = threading.Event()
+        for ticket in ready:
+            ticket.batch, ticket.batch_cancel = ready, cancel
+        try:
+            if ready:
+                results = self.engine.synthesize(
+                    items, ready[0].request.options, cancel=cancel,
+                    on_chunk=lambda chunk: ready[chunk.item].send("chunk", chunk.audio))
+                seconds = time.perf_counter() - started
+                for ticket, result in zip(ready, results):
+                    ticket.send("done", Rendered(result.audio, result.sample_rate, result.seed,
+                                                 len(ready), seconds))
+                self._batch_seconds = 0.7 * self._batch_seconds + 0.3 * seconds
+        except Cancelled:
+            log.info("a batch of %d stopped: every client went away", len(ready))
+        except UserError as exc:
+            for ticket in ready:
+                ticket.send("error", (422, str(exc)))
+        except Exception:
+            log.exception("a batch of %d failed", len(ready))
+            for ticket in ready:
+                ticket.send("error", (500, "The server failed to render this request; the "
+                                           "details are in its log file."))
+        finally:
+            self._release(len(tickets))
+
+    def _item(self, ticket: Ticket):
+        from studio.engine.engine import SynthesisItem
+        from studio.engine.prompt import VoicePrompt
+
+        request, voice = ticket.request, ticket.voice
+        prompt = None
+        spec = self.engine.info.audio
+        if voice.prompt_path is not None:
+            prompt = VoicePrompt.load(voice.prompt_path, spec.codebooks, spec.mask_id)
+        elif request.ref_audio is not None:
+            key = f"{request.ref_key}:{request.ref_text}"
+            prompt = self._prompts.get(key)
+            if prompt is None:
+                prompt = self.engine.create_prompt(request.ref_audio, request.ref_text)
+                self._prompts[key] = prompt
+                while len(self._prompts) > PROMPT_MEMO:
+                    self._prompts.popitem(last=False)
+            self._prompts.move_to_end(key)
+        return SynthesisItem(
+            text=request.text,
+            language=request.language if request.language is not None else voice.language,
+            instruct=voice.instruct,
+            prompt=prompt,
+            speed=request.speed,
+            seed=request.seed if request.seed is not None else voice.seed,
+        )

@@ -1,0 +1,209 @@
+"""One speech request, read from its JSON body and checked before it waits in the queue.
+
+The body is OpenAI's ``/v1/audio/speech`` shape (``model``, ``input``, ``voice``,
+``response_format``, ``speed``, ``stream``) with OmniVoice's extras: ``seed``,
+``steps``, ``guidance``, the two temperatures, ``language``, ``instructions`` and a
+clip to clone, ``ref_audio`` (a data URI or bare base64) with its ``ref_text``.
+vLLM-Omni's spelling of the decoding extras (``extra_params`` with
+``num_inference_steps`` and ``guidance_scale``) is read too, so one client speaks to
+either server. Everything a client can get wrong becomes a :class:`RequestError`:
+a status and one sentence, never a traceback.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from studio.engine.errors import UserError
+from studio.engine.options import (
+    GUIDANCE_RANGE,
+    MAX_SEED,
+    MAX_STEPS,
+    MAX_TEXT_CHARS,
+    SPEED_RANGE,
+    TEMPERATURE_RANGE,
+    DecodeOptions,
+    GenerationOptions,
+)
+
+FORMATS = ("wav", "flac", "mp3", "opus", "pcm")
+STREAM_FORMATS = ("wav", "pcm")
+MAX_REF_AUDIO_BYTES = 16 * 1024 * 1024  # a minute of 24 kHz float WAV is under 6 MB
+MAX_BODY_BYTES = MAX_REF_AUDIO_BYTES * 4 // 3 + 256 * 1024  # base64 of that, plus the text
+MAX_FIELD_CHARS = 1_000  # voice, instructions, language, model, ref_text
+# Voices that mean "no design": the model picks one (a seed makes it repeatable).
+_DESIGN_AUTO = ("auto", "default", "")
+
+
+class RequestError(UserError):
+    """A request the server refuses: ``status`` (4xx) and one sentence."""
+
+    def __init__(self, status: int, sentence: str):
+        super().__init__(sentence)
+        self.status = status
+
+
+@dataclass
+class SpeechRequest:
+    text: str
+    voice: str | None  # a saved voice's name or a design instruct; None: the model's choice
+    instruct: str | None
+    language: str | None
+    speed: float | None
+    seed: int | None
+    response_format: str
+    stream: bool
+    options: GenerationOptions
+    ref_audio: tuple[np.ndarray, int] | None = None  # (C, T) float32 and its rate
+    ref_key: str | None = None  # a digest of the clip's bytes (the prompt memo's key)
+    ref_text: str | None = None
+    model: str | None = None
+    extras: dict = field(default_factory=dict)
+
+
+def _string(body: dict, key: str, limit: int = MAX_FIELD_CHARS) -> str | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise RequestError(400, f"The field '{key}' must be a string.")
+    if len(value) > limit:
+        raise RequestError(413, f"The field '{key}' is {len(value):,} characters long; the "
+                                f"limit is {limit:,}.")
+    return value
+
+
+def _number(body: dict, key: str, low: float, high: float, whole: bool = False,
+            allow_zero: bool = False):
+    value = body.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            whole and not isinstance(value, int)):
+        kind = "a whole number" if whole else "a number"
+        raise RequestError(400, f"The field '{key}' must be {kind}.")
+    if not (math.isfinite(value) and (low <= value <= high or (allow_zero and value == 0))):
+        zero = "0 or " if allow_zero else ""
+        raise RequestError(400, f"The field '{key}' must be {zero}from {low:g} to {high:g}.")
+    return value
+
+
+def _flag(body: dict, key: str) -> bool:
+    value = body.get(key, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise RequestError(400, f"The field '{key}' must be true or false.")
+    return value
+
+
+def decode_ref_audio(value: str) -> tuple[tuple[np.ndarray, int], str]:
+    """A data URI (``data:audio/wav;base64,...``) or bare base64 -> ((C, T) float32, rate)
+    and a digest of its bytes."""
+    import hashlib
+
+    import soundfile as sf
+
+    payload = value.split(",", 1)[1] if value.startswith("data:") and "," in value else value
+    if value.startswith("data:") and ";base64" not in value.split(",", 1)[0]:
+        raise RequestError(400, "The ref_audio data URI must be base64 encoded.")
+    try:
+        data = base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise RequestError(400, "The ref_audio is not base64; send the clip as a data URI "
+                                "(data:audio/wav;base64,...).") from None
+    if len(data) > MAX_REF_AUDIO_BYTES:
+        raise RequestError(413, f"The ref_audio is {len(data) / 2**20:.1f} MB; the limit is "
+                                f"{MAX_REF_AUDIO_BYTES / 2**20:.0f} MB (3 to 10 s of speech "
+                                "clones best).")
+    try:
+        wave, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
+    except Exception:  # libsndfile says only that it could not; the sentence says what to send
+        raise RequestError(422, "The ref_audio is not audio this server can read; send a WAV, "
+                                "FLAC or OGG clip.") from None
+    if wave.shape[0] == 0:
+        raise RequestError(422, "The ref_audio holds no samples; send a clip of 3 to 10 "
+                                "seconds of speech.")
+    if not np.isfinite(wave).all():
+        raise RequestError(422, "The ref_audio contains invalid (NaN or infinite) samples; "
+                                "export it again.")
+    return (np.ascontiguousarray(wave.T), int(rate)), hashlib.sha256(data).hexdigest()
+
+
+def parse_speech(body: object) -> SpeechRequest:
+    """The request in ``body`` (already JSON-decoded), checked as far as it can be
+    without the model."""
+    if not isinstance(body, dict):
+        raise RequestError(400, "The request body must be a JSON object.")
+    text = body.get("input")
+    if not isinstance(text, str):
+        raise RequestError(400, "The field 'input' (the text to speak) is missing or not a "
+                                "string.")
+    if len(text) > MAX_TEXT_CHARS:
+        raise RequestError(413, f"The input is {len(text):,} characters long; split it into "
+                                f"parts of at most {MAX_TEXT_CHARS:,} characters.")
+    fmt = body.get("response_format", "wav")
+    fmt = "wav" if fmt is None else fmt
+    if fmt not in FORMATS:
+        raise RequestError(400, f"The response_format must be one of {', '.join(FORMATS)}.")
+    stream = _flag(body, "stream")
+    if stream and fmt not in STREAM_FORMATS:
+        raise RequestError(400, "A streamed response is wav or pcm; ask for one of those, or "
+                                "leave stream out.")
+    extra = body.get("extra_params")
+    if extra is not None and not isinstance(extra, dict):
+        raise RequestError(400, "The field 'extra_params' must be a JSON object.")
+    extra = extra or {}
+    steps = _number(body, "steps", 1, MAX_STEPS, whole=True)
+    if steps is None:
+        steps = _number(extra, "num_inference_steps", 1, MAX_STEPS, whole=True)
+    guidance = _number(body, "guidance", *GUIDANCE_RANGE)
+    if guidance is None:
+        guidance = _number(extra, "guidance_scale", *GUIDANCE_RANGE)
+    low, high = TEMPERATURE_RANGE
+    position = _number(body, "position_temperature", low, high, allow_zero=True)
+    klass = _number(body, "class_temperature", low, high, allow_zero=True)
+    defaults = DecodeOptions()
+    options = GenerationOptions(decode=DecodeOptions(
+        num_step=steps if steps is not None else defaults.num_step,
+        guidance_scale=float(guidance) if guidance is not None else defaults.guidance_scale,
+        position_temperature=float(position) if position is not None
+        else defaults.position_temperature,
+        class_temperature=float(klass) if klass is not None else defaults.class_temperature,
+    ))
+    speed = _number(body, "speed", *SPEED_RANGE)
+    seed = _number(body, "seed", 0, MAX_SEED, whole=True)
+    voice = _string(body, "voice")
+    voice = None if voice is None or voice.strip().lower() in _DESIGN_AUTO else voice.strip()
+    ref_audio = _string(body, "ref_audio", limit=MAX_BODY_BYTES)
+    ref_text = _string(body, "ref_text")
+    if ref_text is not None and ref_audio is None:
+        raise RequestError(400, "The ref_text is the transcript of ref_audio; send the clip "
+                                "too, or leave ref_text out.")
+    clip, key = None, None
+    if ref_audio is not None:
+        if not ref_text or not ref_text.strip():
+            raise RequestError(422, "A ref_audio needs its transcript in ref_text; this server "
+                                    "does not transcribe.")
+        clip, key = decode_ref_audio(ref_audio)
+    return SpeechRequest(
+        text=text,
+        voice=voice,
+        instruct=_string(body, "instructions"),
+        language=_string(body, "language"),
+        speed=float(speed) if speed is not None and speed != 1 else None,
+        seed=seed,
+        response_format=fmt,
+        stream=stream,
+        options=options,
+        ref_audio=clip,
+        ref_key=key,
+        ref_text=ref_text,
+        model=_string(body, "model"),
+    )

@@ -1,0 +1,58 @@
+"""What a request's ``voice`` names: a saved voice of the data folder, or a design.
+
+A name is looked up in the library's database by its case-folded key, and the
+prompt's path is built from the voice's id (a uuid the library made), never from
+the name: ``../../x`` is just a name no voice has. A value that names no saved
+voice must be a valid design instruct, or the request is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from studio.engine.errors import UserError
+from studio.serve.request import RequestError, SpeechRequest
+
+
+@dataclass(frozen=True)
+class ResolvedVoice:
+    prompt_path: Path | None  # a saved voice's encoded prompt
+    instruct: str | None  # the design (a saved voice's own, or the request's)
+    language: str | None  # a saved voice's language, when the request names none
+    seed: int | None  # a saved voice's locked seed, when the request sets none
+    name: str | None  # the saved voice's name, for the response headers
+
+
+def saved_voices(root: Path) -> list[dict]:
+    """The saved voices, as ``GET /v1/voices`` lists them."""
+    from studio.library.voices import VoiceLibrary
+
+    with VoiceLibrary(root, read_only=True) as library:
+        return [{"id": v.name, "name": v.name, "type": "saved", "language": v.language,
+                 "tags": list(v.tags)} for v in library.list()]
+
+
+def resolve_voice(request: SpeechRequest, root: Path) -> ResolvedVoice:
+    from studio.engine.instruct import normalize_instruct, text_wants_chinese
+    from studio.library.voices import VoiceLibrary, VoiceNotFound
+
+    if request.voice is not None and request.ref_audio is None:
+        with VoiceLibrary(root, read_only=True) as library:
+            try:
+                voice = library.find(request.voice)
+            except VoiceNotFound:
+                voice = None
+            if voice is not None:
+                return ResolvedVoice(library.prompt_path(voice.id), voice.instruct,
+                                     voice.language, voice.seed, voice.name)
+    design = request.instruct
+    if request.voice is not None and request.ref_audio is None:
+        try:
+            normalize_instruct(request.voice, use_zh=text_wants_chinese(request.text))
+        except UserError:
+            shown = request.voice if len(request.voice) <= 60 else request.voice[:57] + "..."
+            raise RequestError(404, f"No saved voice is named '{shown}' and it is not a voice "
+                                    "design; GET /v1/voices lists the voices.") from None
+        design = request.voice if design is None else f"{request.voice}, {design}"
+    return ResolvedVoice(None, design, None, None, None)
