@@ -115,7 +115,7 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
             raise RequestError(400, "The request body is not valid JSON.") from None
         parsed = await run_in_threadpool(parse_speech, body)
         voice = await run_in_threadpool(resolve_voice, parsed, data_root)
-        check_request(parsed, voice)
+        notes = check_request(parsed, voice)
         if parsed.seed is None and voice.seed is None:
             parsed.seed = secrets.randbits(31)  # known now, so a stream's headers carry it
         ticket = Ticket(parsed, voice, asyncio.get_running_loop())
@@ -128,6 +128,9 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
         headers = {"X-Seed": str(parsed.seed if parsed.seed is not None else voice.seed),
                    "X-Model": renderer.model_id,
                    "X-Audio-Sample-Rate": str(renderer.engine.sample_rate)}
+        if notes:  # a header is latin-1: whatever the user typed in it goes escaped
+            headers["X-Warning"] = " ".join(notes)[:500].encode("ascii", "backslashreplace") \
+                .decode("ascii")
         first = await next_event(ticket, request)
         if first is None:
             return Response(status_code=499)  # the client left; nobody reads this
@@ -155,12 +158,16 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
     return app
 
 
-def check_request(parsed, voice) -> None:
-    """The engine's own checks, before the request waits in the queue."""
+def check_request(parsed, voice) -> list[str]:
+    """The engine's own checks, before the request waits in the queue; returns its notes
+    (an unknown language is spoken without a hint, and said so)."""
     from studio.engine.engine import SynthesisItem, check_item
 
+    notes: list[str] = []
     check_item(SynthesisItem(text=parsed.text, language=parsed.language or voice.language,
-                             instruct=voice.instruct, speed=parsed.speed, seed=parsed.seed))
+                             instruct=voice.instruct, speed=parsed.speed, seed=parsed.seed),
+               warn=notes.append)
+    return notes
 
 
 async def read_body(request: Request) -> bytes:
