@@ -1,5 +1,5 @@
 """Servers as real processes: our ``omnivoice-desktop serve`` and omnivoice-server
-(PyPI 0.2.5, another author's), each started once per module on 127.0.0.1 with a tiny
+(PyPI 0.2.5, another author's), each started once for the whole package on 127.0.0.1 with a tiny
 random checkpoint on the CPU, and stopped at the end."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from tests.serve.servers import (
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def our_server(tiny_checkpoint, tmp_path_factory):
     """``serve --queue 16 --api-key KEY`` with one saved voice, "Narrator"."""
     root = tmp_path_factory.mktemp("serve")
@@ -48,7 +48,7 @@ def our_server(tiny_checkpoint, tmp_path_factory):
         _stop(process)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def their_server(tiny_checkpoint, tmp_path_factory):
     """omnivoice-server 0.2.5 (``python -m omnivoice_server``) on the CPU."""
     import omnivoice_server  # noqa: F401 -- missing, it fails here (never a skip)
