@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from studio.cli import main
@@ -260,3 +260,59 @@ def test_any_voice_map_is_read_or_is_one_sentence(tmp_path, data, speakers):
         assert "\n" not in str(exc)
         return
     assert set(specs) == set(speakers)
+
+
+# -- serve: any request body ---------------------------------------------------------
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | ANY_INT | ANY_FLOAT | ANY_TEXT,
+                           lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(ANY_TEXT, inner, max_size=3), max_leaves=6)
+# Values each key can take when it is right (weighted 3:1 over any value), so that
+# bodies pass every check often enough to render as well as to be refused.
+PLAUSIBLE = {
+    "model": ["omnivoice", "tts-1"], "voice": ["auto", "female, low pitch", "Narrator", "alloy"],
+    "response_format": ["wav", "pcm", "flac", "mp3", "opus"], "speed": [0.5, 1, 1.5, 4.5],
+    "stream": [True, False], "seed": [0, 7, 2**31], "steps": [1, 2, 4],
+    "guidance": [0, 2.0, 30], "position_temperature": [0, 5.0], "class_temperature": [0, 0.5],
+    "language": ["en", "English", "zz"], "instructions": ["male", "whisper"],
+    "ref_audio": ["data:audio/wav;base64,UklGRg==", "not base64"], "ref_text": ["Hello."],
+    "extra_params": [{"num_inference_steps": 2, "guidance_scale": 1.5}],
+}
+SPEECH_BODIES = st.fixed_dictionaries(
+    {"input": st.sampled_from(["Hello there.", "Good morning, my friend."]) | ANY_TEXT},
+    optional={key: st.sampled_from(values) | st.sampled_from(values) | st.sampled_from(values)
+              | JSON_VALUES for key, values in PLAUSIBLE.items()})
+
+
+@pytest.fixture(scope="module")
+def speech_app(tiny_checkpoint, tmp_path_factory):
+    """Our serve app in-process (starlette's TestClient) over a real Renderer on the tiny
+    checkpoint, so a body that passes every check really renders."""
+    from starlette.testclient import TestClient
+
+    from studio.serve.app import create_app
+    from studio.serve.renderer import Renderer
+
+    data = tmp_path_factory.mktemp("serve-fuzz")
+    renderer = Renderer(str(tiny_checkpoint), device="cpu", precision="fp32", limit=4,
+                        data_root=data)
+    renderer.start()
+    with TestClient(create_app(renderer, None, data), raise_server_exceptions=False) as client:
+        yield client
+    renderer.stop()
+
+
+@FUZZ
+@given(body=SPEECH_BODIES | JSON_VALUES, raw=st.none() | st.binary(max_size=60))
+def test_any_speech_body_is_audio_or_a_4xx_sentence(speech_app, body, raw):
+    content = raw if raw is not None else json.dumps(body, allow_nan=True).encode("utf-8",
+                                                                                 "surrogatepass")
+    response = speech_app.post("/v1/audio/speech", content=content,
+                               headers={"content-type": "application/json"})
+    event(f"status {response.status_code}")
+    assert response.status_code < 500, response.text[:300]
+    if response.status_code == 200:
+        assert response.headers["content-type"].startswith("audio/") and response.content
+        return
+    message = response.json()["error"]["message"]
+    assert message.endswith(".") and "\n" not in message and "Traceback" not in message
