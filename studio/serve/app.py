@@ -25,7 +25,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from studio.engine.errors import UserError
 from studio.serve.formats import MEDIA_TYPES, encode
 from studio.serve.renderer import QueueFull, Renderer, Ticket
-from studio.serve.request import MAX_BODY_BYTES, RequestError, parse_speech
+from studio.serve.request import (
+    MAX_BODY_BYTES,
+    BadRequest,
+    RequestError,
+    TooLarge,
+    Unauthorized,
+    parse_speech,
+)
 from studio.serve.voices import resolve_voice, saved_voices
 
 log = logging.getLogger(__name__)
@@ -78,7 +85,7 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
         scheme, _, token = given.partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(
                 token.strip().encode(), api_key.encode()):
-            raise RequestError(401, "The API key is missing or wrong; send it as "
+            raise Unauthorized("The API key is missing or wrong; send it as "
                                     "Authorization: Bearer KEY.")
 
     @app.get("/health")
@@ -112,7 +119,7 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
         try:
             body = json.loads(raw)
         except (ValueError, RecursionError):
-            raise RequestError(400, "The request body is not valid JSON.") from None
+            raise BadRequest("The request body is not valid JSON.") from None
         parsed = await run_in_threadpool(parse_speech, body)
         voice = await run_in_threadpool(resolve_voice, parsed, data_root)
         notes = check_request(parsed, voice)
@@ -172,7 +179,7 @@ def check_request(parsed, voice) -> list[str]:
 
 async def read_body(request: Request) -> bytes:
     length = request.headers.get("content-length", "")
-    too_big = RequestError(413, f"The request body is over {MAX_BODY_BYTES // 2**20} MB; "
+    too_big = TooLarge(f"The request body is over {MAX_BODY_BYTES // 2**20} MB; "
                                 "send a shorter text or a shorter reference clip.")
     if length.isdigit() and int(length) > MAX_BODY_BYTES:
         raise too_big

@@ -42,11 +42,31 @@ _DESIGN_AUTO = ("auto", "default", "")
 
 
 class RequestError(UserError):
-    """A request the server refuses: ``status`` (4xx) and one sentence."""
+    """A request the server refuses: one sentence, answered with ``status``."""
 
-    def __init__(self, status: int, sentence: str):
-        super().__init__(sentence)
-        self.status = status
+    status = 400
+
+
+class BadRequest(RequestError):
+    status = 400
+
+
+class Unauthorized(RequestError):
+    status = 401
+
+
+class NotFound(RequestError):
+    status = 404
+
+
+class TooLarge(RequestError):
+    status = 413
+
+
+class Unreadable(RequestError):
+    """Well-formed, but its content cannot be used (a clip that is not audio)."""
+
+    status = 422
 
 
 @dataclass
@@ -72,9 +92,9 @@ def _string(body: dict, key: str, limit: int = MAX_FIELD_CHARS) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise RequestError(400, f"The field '{key}' must be a string.")
+        raise BadRequest(f"The field '{key}' must be a string.")
     if len(value) > limit:
-        raise RequestError(413, f"The field '{key}' is {len(value):,} characters long; the "
+        raise TooLarge(f"The field '{key}' is {len(value):,} characters long; the "
                                 f"limit is {limit:,}.")
     return value
 
@@ -87,10 +107,10 @@ def _number(body: dict, key: str, low: float, high: float, whole: bool = False,
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
             whole and not isinstance(value, int)):
         kind = "a whole number" if whole else "a number"
-        raise RequestError(400, f"The field '{key}' must be {kind}.")
+        raise BadRequest(f"The field '{key}' must be {kind}.")
     if not (math.isfinite(value) and (low <= value <= high or (allow_zero and value == 0))):
         zero = "0 or " if allow_zero else ""
-        raise RequestError(400, f"The field '{key}' must be {zero}from {low:g} to {high:g}.")
+        raise BadRequest(f"The field '{key}' must be {zero}from {low:g} to {high:g}.")
     return value
 
 
@@ -99,7 +119,7 @@ def _flag(body: dict, key: str) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
-        raise RequestError(400, f"The field '{key}' must be true or false.")
+        raise BadRequest(f"The field '{key}' must be true or false.")
     return value
 
 
@@ -112,26 +132,26 @@ def decode_ref_audio(value: str) -> tuple[tuple[np.ndarray, int], str]:
 
     payload = value.split(",", 1)[1] if value.startswith("data:") and "," in value else value
     if value.startswith("data:") and ";base64" not in value.split(",", 1)[0]:
-        raise RequestError(400, "The ref_audio data URI must be base64 encoded.")
+        raise BadRequest("The ref_audio data URI must be base64 encoded.")
     try:
         data = base64.b64decode(payload, validate=True)
     except (binascii.Error, ValueError):
-        raise RequestError(400, "The ref_audio is not base64; send the clip as a data URI "
+        raise BadRequest("The ref_audio is not base64; send the clip as a data URI "
                                 "(data:audio/wav;base64,...).") from None
     if len(data) > MAX_REF_AUDIO_BYTES:
-        raise RequestError(413, f"The ref_audio is {len(data) / 2**20:.1f} MB; the limit is "
+        raise TooLarge(f"The ref_audio is {len(data) / 2**20:.1f} MB; the limit is "
                                 f"{MAX_REF_AUDIO_BYTES / 2**20:.0f} MB (3 to 10 s of speech "
                                 "clones best).")
     try:
         wave, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
     except Exception:  # libsndfile says only that it could not; the sentence says what to send
-        raise RequestError(422, "The ref_audio is not audio this server can read; send a WAV, "
+        raise Unreadable("The ref_audio is not audio this server can read; send a WAV, "
                                 "FLAC or OGG clip.") from None
     if wave.shape[0] == 0:
-        raise RequestError(422, "The ref_audio holds no samples; send a clip of 3 to 10 "
+        raise Unreadable("The ref_audio holds no samples; send a clip of 3 to 10 "
                                 "seconds of speech.")
     if not np.isfinite(wave).all():
-        raise RequestError(422, "The ref_audio contains invalid (NaN or infinite) samples; "
+        raise Unreadable("The ref_audio contains invalid (NaN or infinite) samples; "
                                 "export it again.")
     return (np.ascontiguousarray(wave.T), int(rate)), hashlib.sha256(data).hexdigest()
 
@@ -140,25 +160,25 @@ def parse_speech(body: object) -> SpeechRequest:
     """The request in ``body`` (already JSON-decoded), checked as far as it can be
     without the model."""
     if not isinstance(body, dict):
-        raise RequestError(400, "The request body must be a JSON object.")
+        raise BadRequest("The request body must be a JSON object.")
     text = body.get("input")
     if not isinstance(text, str):
-        raise RequestError(400, "The field 'input' (the text to speak) is missing or not a "
+        raise BadRequest("The field 'input' (the text to speak) is missing or not a "
                                 "string.")
     if len(text) > MAX_TEXT_CHARS:
-        raise RequestError(413, f"The input is {len(text):,} characters long; split it into "
+        raise TooLarge(f"The input is {len(text):,} characters long; split it into "
                                 f"parts of at most {MAX_TEXT_CHARS:,} characters.")
     fmt = body.get("response_format", "wav")
     fmt = "wav" if fmt is None else fmt
     if fmt not in FORMATS:
-        raise RequestError(400, f"The response_format must be one of {', '.join(FORMATS)}.")
+        raise BadRequest(f"The response_format must be one of {', '.join(FORMATS)}.")
     stream = _flag(body, "stream")
     if stream and fmt not in STREAM_FORMATS:
-        raise RequestError(400, "A streamed response is wav or pcm; ask for one of those, or "
+        raise BadRequest("A streamed response is wav or pcm; ask for one of those, or "
                                 "leave stream out.")
     extra = body.get("extra_params")
     if extra is not None and not isinstance(extra, dict):
-        raise RequestError(400, "The field 'extra_params' must be a JSON object.")
+        raise BadRequest("The field 'extra_params' must be a JSON object.")
     extra = extra or {}
     steps = _number(body, "steps", 1, MAX_STEPS, whole=True)
     if steps is None:
@@ -184,12 +204,12 @@ def parse_speech(body: object) -> SpeechRequest:
     ref_audio = _string(body, "ref_audio", limit=MAX_BODY_BYTES)
     ref_text = _string(body, "ref_text")
     if ref_text is not None and ref_audio is None:
-        raise RequestError(400, "The ref_text is the transcript of ref_audio; send the clip "
+        raise BadRequest("The ref_text is the transcript of ref_audio; send the clip "
                                 "too, or leave ref_text out.")
     clip, key = None, None
     if ref_audio is not None:
         if not ref_text or not ref_text.strip():
-            raise RequestError(422, "A ref_audio needs its transcript in ref_text; this server "
+            raise Unreadable("A ref_audio needs its transcript in ref_text; this server "
                                     "does not transcribe.")
         clip, key = decode_ref_audio(ref_audio)
     return SpeechRequest(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.engine.errors import UserError
-from studio.serve.request import RequestError, SpeechRequest
+from studio.serve.request import NotFound, SpeechRequest
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,7 @@ def resolve_voice(request: SpeechRequest, root: Path) -> ResolvedVoice:
         try:
             normalize_instruct(request.voice, use_zh=text_wants_chinese(request.text))
         except UserError:
-            shown = request.voice if len(request.voice) <= 60 else request.voice[:57] + "..."
-            raise RequestError(404, f"No saved voice is named '{shown}' and it is not a voice "
+            raise NotFound(f"No saved voice is named '{request.voice[:60]}' and it is not a voice "
                                     "design; GET /v1/voices lists the voices.") from None
         design = request.voice if design is None else f"{request.voice}, {design}"
     return ResolvedVoice(None, design, None, None, None)
