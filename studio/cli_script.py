@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import time
 from pathlib import Path
 
@@ -283,27 +282,22 @@ def _stem_paths(args, speakers: list[str]) -> dict[str, Path]:
     if args.stems.exists() and not args.stems.is_dir():
         raise UserError(f"The stems folder {args.stems} is a file; name a folder.")
     args.stems.mkdir(parents=True, exist_ok=True)
-    paths, seen = {}, set()
-    for speaker in speakers:
-        stem = re.sub(r"[^\w.-]+", "_", speaker).strip("._") or "speaker"
-        while stem.lower() in seen:
-            stem += "_"
-        seen.add(stem.lower())
-        paths[speaker] = args.stems / f"{stem}{args.out.suffix.lower()}"
-        _check_output(paths[speaker], MIX_SUFFIXES, "stem")
+    from studio.scripts.export import stem_files
+
+    paths = stem_files(args.stems, speakers, args.out.suffix)
+    for path in paths.values():
+        _check_output(path, MIX_SUFFIXES, "stem")
     return paths
 
 
 def _render(args, script, specs, studio_model, lexicon):
     from studio.engine.asr import DEFAULT_ASR_MODEL
     from studio.engine.decode import DecodeOptions
-    from studio.engine.engine import Engine, GenerationOptions, check_item
+    from studio.engine.engine import Engine, GenerationOptions, SynthesisItem, check_item
     from studio.engine.prompt_cache import PromptCache, default_cache_folder, disk_cache_enabled
     from studio.engine.prompts import PromptSource
     from studio.library.voices import VoiceLibrary, saved_voice_cache_keys
     from studio.scripts.render import VoiceSpec, render_script
-
-    from studio.engine.engine import SynthesisItem
 
     for n, line in enumerate(script.lines):  # a bad line is said before the model loads
         try:

@@ -45,6 +45,15 @@ MIGRATIONS = (
         exact_case INTEGER NOT NULL DEFAULT 0);
     CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # Every take rendered for a line, so the Script view can list them for pick and A/B
+    # (the takes stay in the take library; the chosen one is still lines.take).
+    """
+    CREATE TABLE line_takes (
+        line INTEGER NOT NULL, take TEXT NOT NULL, added REAL NOT NULL,
+        PRIMARY KEY (line, take));
+    INSERT INTO line_takes (line, take, added)
+        SELECT id, take, 0 FROM lines WHERE take IS NOT NULL;
+    """,
 )
 SCHEMA = len(MIGRATIONS)
 COLOURS = ("#2b6cb0", "#c05621", "#2f855a", "#805ad5", "#b83280", "#2c7a7b", "#975a16")
@@ -255,11 +264,23 @@ class Project:
                       old.take, old.rendered))])
 
     def choose_take(self, line_id: int, take_id: str | None) -> None:
-        """The line's chosen take (its id in the take library), from the line as it is now."""
+        """The line's chosen take (its id in the take library), from the line as it is now.
+
+        The take joins the line's takes for good (undo gives back the earlier choice but
+        keeps the take listed: it is still in the take library)."""
         old = self.line(line_id)
         stamp = self._fingerprint(old) if take_id is not None else None
         sql = "UPDATE lines SET take = ?, rendered = ? WHERE id = ?"
-        self._edit([(sql, (take_id, stamp, line_id))], [(sql, (old.take, old.rendered, line_id))])
+        listed = ([("INSERT OR IGNORE INTO line_takes (line, take, added) "
+                    "VALUES (?, ?, julianday('now'))", (line_id, take_id))]
+                  if take_id is not None else [])
+        self._edit([*listed, (sql, (take_id, stamp, line_id))],
+                   [(sql, (old.take, old.rendered, line_id))])
+
+    def takes_of(self, line_id: int) -> list[str]:
+        """Every take rendered for a line, oldest first."""
+        return [row[0] for row in self._db.execute(
+            "SELECT take FROM line_takes WHERE line = ? ORDER BY added, rowid", (line_id,))]
 
     def set_dictionary(self, lexicon: Lexicon) -> None:
         old = self.dictionary()

@@ -101,7 +101,7 @@ def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options,
             done += len(batch)
             if on_line is not None:
                 on_line(done, len(items))
-    rendered = _mix(script, audio, seeds, engine.sample_rate, lufs, warnings)
+    rendered = mix_lines(script, audio, seeds, engine.sample_rate, lufs, warnings)
     rendered.fresh = fresh
     return rendered
 
@@ -123,7 +123,10 @@ def _cue_fit(engine, n: int, line, voice: VoiceSpec, limit: float) -> list[str]:
     return out
 
 
-def _mix(script: Script, audio, seeds, sr: int, lufs: float, warnings) -> Rendered:
+def mix_lines(script: Script, audio, seeds, sr: int, lufs: float = DEFAULT_LUFS,
+              warnings: list | None = None) -> Rendered:
+    """The lines (one clip each, in order) placed with their pauses, the stems, the spans."""
+    warnings = [] if warnings is None else warnings
     from studio.audio.loudness import loudness_lufs
 
     spans, pos = [], round(script.lead * sr)

@@ -1,4 +1,4 @@
-"""MainWindow: the sidebar (Clone / Design / Settings), the takes panel, the status bar,
+"""MainWindow: the sidebar (Clone / Design / Voices / Script / Settings), the takes panel, the status bar,
 and the wiring between the views and the worker controller.
 
 The window routes each worker signal to the view whose job it is (job ids come back
@@ -9,7 +9,6 @@ show each other's progress.
 from __future__ import annotations
 
 import dataclasses
-
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSize, Qt, Signal, Slot
@@ -32,21 +31,33 @@ from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
 from studio.views.help_menu import install_help_menu
+from studio.views.script_view import ScriptView
 from studio.views.settings_view import SettingsView
 from studio.views.status_bar import StatusBar
 from studio.views.takes_panel import TakesPanel
 from studio.views.voices_view import VoicesView
 from studio.views.widgets.labels import heading_label, hint_label
-from studio.worker.jobs import AccelState, LoadRequest, ModelInfo, RenderRequest, RenderResult
+from studio.worker.jobs import (
+    AccelState,
+    LineDone,
+    LinesRequest,
+    LinesResult,
+    LoadRequest,
+    ModelInfo,
+    RenderRequest,
+    RenderResult,
+)
 
 VIEW_MIN_WIDTH = 520  # the pages fit this (tests/views/test_page_widths.py): none is cut off
-VIEWS = ("clone", "design", "voices", "settings")
-VIEW_TITLES = {"clone": "Clone", "design": "Design", "voices": "Voices", "settings": "Settings"}
+VIEWS = ("clone", "design", "voices", "script", "settings")
+VIEW_TITLES = {"clone": "Clone", "design": "Design", "voices": "Voices", "script": "Script",
+               "settings": "Settings"}
 VIEW_TIPS = {
     "clone": "Clone a voice from a reference clip (Ctrl+1)",
     "design": "Design a voice from attributes (Ctrl+2)",
     "voices": "Your saved voices: search, play, edit, import and export (Ctrl+3)",
-    "settings": "Model, acceleration, cache, audio and data folder (Ctrl+4)",
+    "script": "Multi-speaker scripts and long-form projects, line by line (Ctrl+4)",
+    "settings": "Model, acceleration, cache, audio and data folder (Ctrl+5)",
 }
 DEFAULT_SIZE = QSize(1280, 800)
 SIDEBAR_WIDTH = 176
@@ -114,6 +125,8 @@ class MainWindow(QMainWindow):
         self.settingsView = SettingsView(settings, audio_status=audio_status,
                                          session_overrides=session, probe=accel_probe)
         self.takesPanel = TakesPanel(player, controller=controller, audio_status=audio_status)
+        self.scriptView = ScriptView(player if self._can_play else None,
+                                     takes=self.takesPanel.library)
         self.statusBarWidget = StatusBar()
         self.setStatusBar(self.statusBarWidget)
         self._build()
@@ -131,14 +144,15 @@ class MainWindow(QMainWindow):
         self.sidebar = QListWidget()
         self.sidebar.setObjectName("sidebar")
         self.sidebar.setAccessibleName("Views")
-        self.sidebar.setToolTip("Switch between the Clone, Design and Settings views")
+        self.sidebar.setToolTip("Switch views (Ctrl+1 to Ctrl+5)")
         self.sidebar.setFrameShape(QListWidget.Shape.NoFrame)
         font = self.sidebar.font()
         font.setPointSizeF(font.pointSizeF() + 1.5)
         self.sidebar.setFont(font)
         self.stack = QStackedWidget()
         self.stack.setObjectName("viewStack")
-        views = (self.cloneView, self.designView, self.voicesView, self.settingsView)
+        views = (self.cloneView, self.designView, self.voicesView, self.scriptView,
+                 self.settingsView)
         for name, view in zip(VIEWS, views):
             item = QListWidgetItem(VIEW_TITLES[name])
             item.setToolTip(VIEW_TIPS[name])
@@ -193,6 +207,14 @@ class MainWindow(QMainWindow):
             view.cancel_requested.connect(lambda v=view: self._cancel(v))
             view.transcribe_requested.connect(lambda path, v=view: self._transcribe(v, path))
         self.cloneView.save_voice_requested.connect(self._save_voice)
+        script = self.scriptView
+        script.render_requested.connect(self._render_lines)
+        script.cancel_requested.connect(lambda: self._cancel(self.scriptView))
+        script.compare_requested.connect(self._compare_takes)
+        script.message.connect(self.statusBarWidget.show_message)
+        script.play_failed.connect(self.statusBarWidget.show_error)
+        worker.line_rendered.connect(self._line_rendered)
+        worker.lines_finished.connect(self._lines_finished)
         worker.model_loading.connect(self._model_loading)
         worker.model_loaded.connect(self._model_loaded)
         worker.model_failed.connect(self._model_failed)
@@ -255,6 +277,25 @@ class MainWindow(QMainWindow):
         self._jobs[job] = view
         view.set_busy(True)
         self.statusBarWidget.show_message("Rendering …")
+
+    @Slot(object)
+    def _render_lines(self, request: LinesRequest) -> None:
+        job = self._controller.render_lines(request)
+        self._jobs[job] = self.scriptView
+        self.scriptView.set_busy(True)
+        self.statusBarWidget.show_message(f"Rendering {len(request.lines)} line"
+                                          f"{'s' if len(request.lines) != 1 else ''} …")
+
+    @Slot(object)
+    def _compare_takes(self, take_ids) -> None:
+        """A script line's two takes, in the takes panel's A/B."""
+        self.takesPanel.refresh()
+        self.takesPanel.select_ids(take_ids, current=take_ids[0])
+        if len(self.takesPanel.selected_takes()) != 2:
+            self.statusBarWidget.show_error("The line's takes are hidden by the takes panel's "
+                                            "search or filter; clear it to compare them.")
+            return
+        self.takesPanel.compare()
 
     def _mode_view(self, mode: str):
         return self.designView if mode == "design" else self.cloneView
@@ -441,6 +482,19 @@ class MainWindow(QMainWindow):
             text += " " + " ".join(result.warnings)
         self.statusBarWidget.show_message(text)
 
+    @Slot(int, object)
+    def _line_rendered(self, job: int, done: LineDone) -> None:
+        if self._jobs.get(job) is self.scriptView:
+            self.takesPanel.refresh()  # the line's take is in the library: list it now
+            self.scriptView.on_line(done)
+
+    @Slot(int, object)
+    def _lines_finished(self, job: int, result: LinesResult) -> None:
+        view = self._job_ended(job)
+        self.takesPanel.refresh()  # the lines' takes are in the library now
+        if view is not None:
+            view.on_lines_finished(result)
+
     @Slot(int, str)
     def _failed(self, job: int, sentence: str) -> None:
         view = self._job_ended(job)
@@ -488,14 +542,14 @@ class MainWindow(QMainWindow):
             self.splitter.setSizes([DEFAULT_SIZE.width() - SIDEBAR_WIDTH - TAKES_WIDTH, TAKES_WIDTH])
         view = self._settings.state("window/view")
         self.show_view(view if view in VIEWS else "clone")
-        for page in (self.cloneView, self.designView):
+        for page in (self.cloneView, self.designView, self.scriptView):
             page.restore_state(self._settings)
 
     def save_state(self) -> None:
         self._settings.set_state("window/geometry", self.saveGeometry())
         self._settings.set_state("window/splitter", self.splitter.saveState())
         self._settings.set_state("window/view", self.current_view())
-        for page in (self.cloneView, self.designView):
+        for page in (self.cloneView, self.designView, self.scriptView):
             page.save_state(self._settings)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -518,5 +572,6 @@ class MainWindow(QMainWindow):
                 view.reference.finish()
             if self._player is not None:
                 self._player.close()
+            self.scriptView.close_project()
             self._stopped = bool(self._controller.shutdown())
         return self._stopped

@@ -42,6 +42,7 @@ class WorkerController(QObject):
     # Private hops onto the worker thread (queued connections to its slots).
     _load = Signal(object)
     _render = Signal(int, object, object)
+    _render_lines = Signal(int, object, object)
     _transcribe = Signal(int, object)
     _set_accel = Signal(str)
     _release = Signal()
@@ -76,6 +77,7 @@ class WorkerController(QObject):
         self.worker.moveToThread(self.thread)
         self._load.connect(self.worker.load_model)
         self._render.connect(self.worker.render)
+        self._render_lines.connect(self.worker.render_lines)
         self._transcribe.connect(self.worker.transcribe)
         self._set_accel.connect(self.worker.set_accel)
         self._release.connect(self.worker.release)
@@ -101,7 +103,8 @@ class WorkerController(QObject):
         self._export_voice.connect(self.worker.export_voice)
         self.worker.takes_changed.connect(self.takes_changed)
         self.worker.accel_availability.connect(self.accel_availability)
-        for done in (self.worker.finished, self.worker.failed, self.worker.cancelled,
+        for done in (self.worker.finished, self.worker.lines_finished, self.worker.failed,
+                     self.worker.cancelled,
                      self.worker.transcribed, self.worker.voice_saved):
             done.connect(self._forget)
         self._ids = itertools.count(1)
@@ -122,6 +125,13 @@ class WorkerController(QObject):
         job = next(self._ids)
         self._cancels[job] = threading.Event()
         self._render.emit(job, request, self._cancels[job])
+        return job
+
+    def render_lines(self, request) -> int:
+        """A script's lines (LinesRequest); one job, cancelled as one."""
+        job = next(self._ids)
+        self._cancels[job] = threading.Event()
+        self._render_lines.emit(job, request, self._cancels[job])
         return job
 
     def transcribe(self, reference: Path) -> int:

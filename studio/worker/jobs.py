@@ -101,3 +101,34 @@ class AccelState:
     requested: str
     active: str
     reason: str | None  # why the active path differs from the requested one
+
+
+@dataclass(frozen=True)
+class LinesRequest:
+    """Render lines of a script: each a one-take RenderRequest (its text, voice and seed),
+    batched on the worker by voice and settings, in the order given; ``keys`` name the
+    lines for the view (a project's line ids), one per request."""
+
+    lines: tuple[RenderRequest, ...]
+    keys: tuple[int, ...]
+    dictionary: object = None  # the project's Lexicon, before the data folder's own
+
+
+@dataclass(frozen=True)
+class LineDone:
+    """One line rendered (``line_rendered``): the key it was asked under and its take."""
+
+    key: int
+    take: TakeAudio
+    index: int  # 0-based position in the request
+    total: int
+
+
+@dataclass(frozen=True)
+class LinesResult:
+    """A lines job ended (``lines_finished``): how many lines, how long, what to say."""
+
+    rendered: int
+    seconds: float
+    audio_seconds: float
+    warnings: tuple[str, ...] = ()

@@ -19,6 +19,9 @@ from PySide6.QtCore import QObject, Signal, Slot
 from studio.engine.errors import UserError
 from studio.worker.jobs import (
     AccelState,
+    LineDone,
+    LinesRequest,
+    LinesResult,
     LoadRequest,
     ModelInfo,
     RenderRequest,
@@ -47,6 +50,8 @@ class InferenceWorker(QObject):
     # job, studio.engine.stream.StreamChunk: the first take's audio as each chunk is decoded
     # (a render the accelerator had to start again begins again at chunk 0)
     chunk_ready = Signal(int, object)
+    line_rendered = Signal(int, object)  # job, LineDone: one line of a lines job saved
+    lines_finished = Signal(int, object)  # job, LinesResult
     finished = Signal(int, object)  # job, RenderResult
     failed = Signal(int, str)  # job, one sentence
     cancelled = Signal(int)
@@ -197,7 +202,6 @@ class InferenceWorker(QObject):
 
     @Slot(int, object, object)
     def render(self, job: int, request: RenderRequest, cancel: threading.Event) -> None:
-        from studio.engine.decode import Cancelled
         from studio.engine.engine import SynthesisItem, precision_name
 
         if cancel.is_set():
@@ -209,19 +213,7 @@ class InferenceWorker(QObject):
         warnings: list[str] = []
         started = time.perf_counter()
         try:
-            prompt, source, sha = None, "none", None
-            voice = self._saved_voice(request.voice_id)
-            if voice is not None:  # encoded when it was saved: read from disk
-                library = self.voice_library()
-                spec = self.engine.info.audio
-                prompt = library.load_prompt(voice.id, spec.codebooks, spec.mask_id)
-                source = "disk"
-                sha = self.prompts.audio_sha256(library.clip_path(voice.id))
-            elif request.reference is not None:  # also a deleted voice's take, from its clip
-                prompt, source = self.prompts.obtain(
-                    request.reference, request.ref_text, request.preprocess, warn=warnings.append
-                )
-                sha = self.prompts.audio_sha256(request.reference)  # memoised by obtain
+            prompt, source, sha, voice = self._voice_prompt(request, warnings)
             from studio.engine.lexicon import load_pronunciations
 
             lexicon = load_pronunciations()  # the data folder's; edits apply to the next render
@@ -251,25 +243,10 @@ class InferenceWorker(QObject):
                     self.chunk_ready.emit(job, chunk)
 
             streaming = request.stream and request.options.chunking == "quick-start"
-            renders = self.accelerator.run(lambda: self.engine.synthesize(
-                items, request.options, on_progress=on_progress, cancel=cancel,
-                warn=warnings.append, on_chunk=on_chunk if streaming else None,
-            ))
-            report = accel_state(self.accelerator.report)
-            if report != self.accel:  # the accelerated path failed; the standard one rendered
-                self.accel = report
-                if report.reason:
-                    warnings.append(report.reason)
-                self.accel_changed.emit(report)
-        except Cancelled:
-            self.cancelled.emit(job)
-            return
-        except UserError as exc:
-            self.failed.emit(job, str(exc))
-            return
-        except Exception:
-            log.exception("render job %d failed", job)
-            self.failed.emit(job, INTERNAL_ERROR)
+            renders = self._synthesize(items, request.options, warnings, on_progress=on_progress,
+                                       cancel=cancel, on_chunk=on_chunk if streaming else None)
+        except Exception as exc:
+            self._job_stopped(job, exc, "render")
             return
         seconds = time.perf_counter() - started
         if voice is not None:
@@ -300,6 +277,108 @@ class InferenceWorker(QObject):
                 first_audio_seconds=first_audio[0] if first_audio else None,
             ),
         )
+
+    def _voice_prompt(self, request: RenderRequest, warnings: list):
+        """(prompt, where it came from, the clip's sha256, the saved voice) of a request."""
+        voice = self._saved_voice(request.voice_id)
+        if voice is not None:  # encoded when it was saved: read from disk
+            library = self.voice_library()
+            spec = self.engine.info.audio
+            prompt = library.load_prompt(voice.id, spec.codebooks, spec.mask_id)
+            return prompt, "disk", self.prompts.audio_sha256(library.clip_path(voice.id)), voice
+        if request.reference is not None:  # also a deleted voice's take, from its clip
+            prompt, source = self.prompts.obtain(
+                request.reference, request.ref_text, request.preprocess, warn=warnings.append
+            )
+            return prompt, source, self.prompts.audio_sha256(request.reference), None
+        return None, "none", None, None
+
+    @Slot(int, object, object)
+    def render_lines(self, job: int, request: LinesRequest, cancel: threading.Event) -> None:
+        """A script's lines: batched by voice and settings, each line saved as a take and
+        sent (``line_rendered``) as its batch ends, so a cancel or a failure keeps the
+        lines rendered before it."""
+        from studio.engine.engine import SynthesisItem
+        from studio.engine.lexicon import load_pronunciations
+        from studio.worker.lines import batches
+
+        if cancel.is_set():
+            self.cancelled.emit(job)
+            return
+        if self.engine is None:
+            self.failed.emit(job, "The model is not loaded yet; wait for it or pick a model in Settings.")
+            return
+        warnings: list[str] = []
+        started = time.perf_counter()
+        total, done, audio_seconds = len(request.lines), 0, 0.0
+        try:
+            lexicon = load_pronunciations()  # the data folder's, read now: edits apply
+            if request.dictionary:
+                lexicon = request.dictionary + lexicon if lexicon else request.dictionary
+            for batch in batches(request.lines):
+                first = request.lines[batch[0]]
+                prompt, _source, sha, voice = self._voice_prompt(first, warnings)
+                items = [SynthesisItem(request.lines[i].text, language=first.language,
+                                       instruct=first.instruct, prompt=prompt,
+                                       speed=first.speed, duration=request.lines[i].duration,
+                                       seed=request.lines[i].seeds[0], lexicon=lexicon)
+                         for i in batch]
+
+                def on_progress(p, done=done) -> None:
+                    self.progress.emit(job, p.step, p.steps, done, total)
+
+                batch_started = time.perf_counter()
+                renders = self._synthesize(items, first.options, warnings,
+                                           on_progress=on_progress, cancel=cancel)
+                if voice is not None:
+                    self._edit_voices(lambda library, v=voice.id: library.record_use(v))
+                for i, render in zip(batch, renders):
+                    take_id = self._keep_line(request.lines[i], render,
+                                              time.perf_counter() - batch_started, sha, warnings)
+                    done += 1
+                    audio_seconds += render.audio.size / render.sample_rate
+                    self.line_rendered.emit(job, LineDone(
+                        request.keys[i], TakeAudio(render.audio, render.sample_rate,
+                                                   render.seed, take_id), done - 1, total))
+        except Exception as exc:
+            self._job_stopped(job, exc, "render-lines")
+            return
+        self.lines_finished.emit(job, LinesResult(done, time.perf_counter() - started,
+                                                  audio_seconds, tuple(dict.fromkeys(warnings))))
+
+    def _synthesize(self, items, options, warnings: list, **hooks):
+        """One engine call on the accelerated path, falling back (and saying why) as the
+        accelerator decides."""
+        renders = self.accelerator.run(lambda: self.engine.synthesize(
+            items, options, warn=warnings.append, **hooks))
+        report = accel_state(self.accelerator.report)
+        if report != self.accel:  # the accelerated path failed; the standard one rendered
+            self.accel = report
+            if report.reason:
+                warnings.append(report.reason)
+            self.accel_changed.emit(report)
+        return renders
+
+    def _job_stopped(self, job: int, exc: Exception, what: str) -> None:
+        """A render ended early: cancelled, refused with a sentence, or a bug (logged)."""
+        from studio.engine.decode import Cancelled
+
+        if isinstance(exc, Cancelled):
+            self.cancelled.emit(job)
+        elif isinstance(exc, UserError):
+            self.failed.emit(job, str(exc))
+        else:
+            log.error("%s job %d failed", what, job, exc_info=exc)
+            self.failed.emit(job, INTERNAL_ERROR)
+
+    def _keep_line(self, request, render, seconds, sha, warnings) -> str | None:
+        try:
+            _batch, ids = self._keep_takes(request, [render], seconds, sha, warnings)
+        except Exception:  # the line's audio still reaches the view, unsaved
+            log.exception("saving a line's take failed")
+            warnings.append(TAKES_NOT_SAVED)
+            return None
+        return ids[0]
 
     def _keep_takes(self, request, renders, seconds, sha, warnings) -> tuple[str, list]:
         """Save the takes (and their ASR check) before ``finished``; never fails the render."""

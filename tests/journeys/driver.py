@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QProgressBar,
+    QTableView,
     QTextEdit,
     QWidget,
 )
@@ -109,6 +110,10 @@ def describe(widget: QWidget) -> dict:
         model = widget.model()
         info["count"] = model.rowCount()
         info["rows"] = [str(model.index(r, 0).data() or "") for r in range(model.rowCount())]
+        if isinstance(widget, QTableView):  # every cell as shown, row by row
+            info["cells"] = [[str(model.index(r, c).data() or "")
+                              for c in range(model.columnCount())]
+                             for r in range(model.rowCount())]
         current = widget.currentIndex()
         info["current"] = current.row() if current.isValid() else -1
         info["selected"] = sorted({i.row() for i in widget.selectionModel().selectedIndexes()}) \

@@ -12,7 +12,7 @@ def test_changing_precision_reloads_and_the_status_bar_says_what_ran(launch, scr
                                                                      platform):
     studio = launch()
     studio.wait_model_loaded()
-    studio.click_row("sidebar", 3)  # Settings
+    studio.click_row("sidebar", 4)  # Settings
     studio.wait_until(lambda: studio.get("settingsView")["visible"], 10, "the Settings view")
     accel = studio.get("settingsView/accelCombo")
     assert accel["text"] == "Off" and accel["enabled_items"] == ["Off"], \
@@ -35,7 +35,7 @@ def test_changing_precision_reloads_and_the_status_bar_says_what_ran(launch, scr
     assert "cpu bf16" in studio.text("takeDetail/takeInfo")
     assert studio.get("accelBadge")["text"] == "Acceleration: off"
 
-    studio.click_row("sidebar", 3)  # Settings
+    studio.click_row("sidebar", 4)  # Settings
     studio.choose("settingsView/precisionCombo", "fp32 (full)")
     studio.wait_until(lambda: studio.text("deviceLabel") == "cpu · fp32", 120,
                       "the reload in fp32")

@@ -19,7 +19,7 @@ def test_transcribe_fills_the_transcript_with_the_asr_models_words(launch, refer
 
     studio = launch()
     studio.wait_model_loaded()
-    studio.click_row("sidebar", 3)  # Settings
+    studio.click_row("sidebar", 4)  # Settings
     studio.type("settingsView/asrModelEdit", str(whisper))
     studio.key("settingsView/asrModelEdit", "Return")
     studio.wait_until(lambda: studio.get("modelState")["text"].startswith("Loading"), 10,

@@ -18,11 +18,11 @@ from studio.scripts.parse import (
 
 def test_names_start_lines_and_new_names_become_speakers():
     script = parse_text("Alice: Hello, Bob.\nBob: Hi.\nHow are you?\n\nAlice: Fine. Note: all good.\n")
-    assert [(l.speaker, l.text) for l in script.lines] == [
+    assert [(ln.speaker, ln.text) for ln in script.lines] == [
         ("Alice", "Hello, Bob."), ("Bob", "Hi."), ("Bob", "How are you?"),
         ("Alice", "Fine. Note: all good.")]
     assert script.speakers == ["Alice", "Bob"]
-    assert [l.pause_after for l in script.lines] == [LINE_PAUSE_S, LINE_PAUSE_S,
+    assert [ln.pause_after for ln in script.lines] == [LINE_PAUSE_S, LINE_PAUSE_S,
                                                      PARAGRAPH_PAUSE_S, 0.0]
 
 
@@ -32,9 +32,9 @@ def test_lines_before_any_name_are_the_narrators():
 
 def test_markdown_headings_open_chapters_with_a_longer_pause():
     script = parse_text("# One\nA: First.\nA: Second.\n## Two\nB: Third.", markdown=True)
-    assert [l.chapter for l in script.lines] == ["One", None, "Two"]
+    assert [ln.chapter for ln in script.lines] == ["One", None, "Two"]
     assert script.lines[1].pause_after == CHAPTER_PAUSE_S
-    assert "#" not in " ".join(l.text for l in script.lines)
+    assert "#" not in " ".join(ln.text for ln in script.lines)
 
 
 SRT = """1
@@ -51,9 +51,9 @@ old friend.
 def test_srt_cues_become_timed_lines():
     script = parse_subtitles(SRT)
     assert script.lead == 1.0
-    assert [(l.speaker, l.text) for l in script.lines] == [
+    assert [(ln.speaker, ln.text) for ln in script.lines] == [
         ("Alice", "Hello there."), (DEFAULT_SPEAKER, "Good to see you, old friend.")]
-    assert [l.duration for l in script.lines] == pytest.approx([2.5, 1.75])
+    assert [ln.duration for ln in script.lines] == pytest.approx([2.5, 1.75])
     assert script.lines[0].pause_after == pytest.approx(0.75)
 
 
@@ -62,8 +62,8 @@ def test_vtt_headers_and_notes_are_skipped(tmp_path):
     path.write_text("WEBVTT\n\nNOTE a comment\n\n00:01.000 --> 00:02.000\nOne.\n\n"
                     "intro\n00:00:02.500 --> 00:00:04.000 align:start\nTwo.\n", encoding="utf-8")
     script = read_script(path)
-    assert [l.text for l in script.lines] == ["One.", "Two."]
-    assert [l.duration for l in script.lines] == pytest.approx([1.0, 1.5])
+    assert [ln.text for ln in script.lines] == ["One.", "Two."]
+    assert [ln.duration for ln in script.lines] == pytest.approx([1.0, 1.5])
 
 
 @pytest.mark.parametrize("name, content, says", [

@@ -84,8 +84,8 @@ def test_a_script_imports_and_comes_back_with_its_voices(tmp_path):
     with Project.from_script(tmp_path / "s.ovproj", script, voices) as project:
         again, their_voices = project.to_script()
         assert not project.can_undo()
-    assert [(l.speaker, l.text, l.pause_after, l.chapter) for l in again.lines] == [
-        (l.speaker, l.text, l.pause_after, l.chapter) for l in script.lines]
+    assert [(ln.speaker, ln.text, ln.pause_after, ln.chapter) for ln in again.lines] == [
+        (ln.speaker, ln.text, ln.pause_after, ln.chapter) for ln in script.lines]
     assert their_voices == voices
 
 
@@ -143,3 +143,27 @@ def test_a_project_survives_a_kill_in_the_middle_of_saving(tmp_path):
             assert sum(line.pause_after != 0.5 for line in lines) <= kills
             assert all(line.text.startswith("Line ") and line.text.endswith("words ")
                        for line in lines)
+
+
+def test_a_version_1_project_opens_with_its_chosen_takes_listed(tmp_path):
+    from studio.scripts.project import MIGRATIONS
+
+    old = tmp_path / "old.ovproj"
+    with sqlite3.connect(old) as db:
+        db.executescript(f"{MIGRATIONS[0]} PRAGMA user_version=1;")
+    with Project.open(old) as project:  # made as a version 1 project would be, then filled
+        alice = project.add_speaker("Alice", "design", instruct="female", seed=1)
+        first = project.add_line(alice, "One.")
+        second = project.add_line(alice, "Two.")
+    with sqlite3.connect(old) as db:  # back to version 1: no line_takes, a chosen take
+        db.executescript("DROP TABLE line_takes; PRAGMA user_version=1;")
+        db.execute("UPDATE lines SET take = 'take-a' WHERE id = ?", (first,))
+    with Project.open(old) as project:
+        assert project.takes_of(first) == ["take-a"] and project.takes_of(second) == []
+        project.choose_take(second, "take-b")
+        project.choose_take(second, "take-c")
+        assert project.takes_of(second) == ["take-b", "take-c"]
+        assert project.undo() and project.line(second).take == "take-b"
+        assert project.takes_of(second) == ["take-b", "take-c"], "undo keeps the take listed"
+    with sqlite3.connect(old) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA == 2

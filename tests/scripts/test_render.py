@@ -50,7 +50,7 @@ def test_the_mix_is_the_lines_and_the_pauses_to_the_sample(dialogue):
     assert rendered.mix.size == sum(lengths) + sum(pauses)
     starts = [start for start, _ in rendered.spans]
     assert starts == [sum(lengths[:n]) + sum(pauses[:n]) for n in range(12)]
-    for (start, end), pause in zip(rendered.spans, pauses):
+    for (_start, end), pause in zip(rendered.spans, pauses):
         assert not rendered.mix[end:end + pause].any()  # the pauses are silence
 
 
@@ -100,3 +100,31 @@ def test_the_srt_names_each_line_at_its_span(dialogue):
     assert first[0] == "1" and first[2] == "Alice: Good morning."
     start, end = rendered.spans[0]
     assert first[1] == f"00:00:00,000 --> 00:00:0{end // SR},{round(end / SR * 1000) % 1000:03d}"
+
+
+def test_rendering_line_5_again_changes_only_its_span_in_the_mix_and_its_speakers_stem(
+        engine, voices, dialogue):
+    script, first = dialogue
+    assert script.lines[4].speaker == "Bob"
+    kept = {n: (r.audio, r.seed) for n, r in first.fresh.items() if n != 4}
+    second = render_script(engine, script, dict(voices, Bob=VoiceSpec(instruct="male", seed=77)),
+                           FAST, seed=10, reuse=kept)
+    assert list(second.fresh) == [4], "only line 5 was rendered again"
+    assert second.spans == first.spans, "its length, and so every other line's place, is kept"
+    start, end = first.spans[4]
+    outside = np.ones(first.mix.size, bool)
+    outside[start:end] = False
+    # The loudness target is met by one gain over the whole mix, so a new take of one line
+    # may scale the rest by a common factor; their samples are otherwise untouched.
+    a, b = first.mix[outside].astype(np.float64), second.mix[outside].astype(np.float64)
+    k = float(b @ a / (a @ a))
+    assert abs(k - 1) < 0.05
+    np.testing.assert_allclose(second.mix[outside], k * first.mix[outside], atol=1e-6)
+    assert np.abs(second.mix[start:end] - k * first.mix[start:end]).max() > 1e-2
+    for speaker, stem in first.stems.items():
+        if speaker == "Bob":
+            np.testing.assert_allclose(second.stems[speaker][outside], k * stem[outside],
+                                       atol=1e-6)
+            assert np.abs(second.stems[speaker][start:end] - k * stem[start:end]).max() > 1e-2
+        else:
+            np.testing.assert_allclose(second.stems[speaker], k * stem, atol=1e-6)

@@ -38,6 +38,8 @@ class FakeWorker(QObject):
     model_failed = Signal(str)
     progress = Signal(int, int, int, int, int)
     chunk_ready = Signal(int, object)
+    line_rendered = Signal(int, object)
+    lines_finished = Signal(int, object)
     finished = Signal(int, object)
     failed = Signal(int, str)
     cancelled = Signal(int)
@@ -77,6 +79,11 @@ class FakeController(QObject):
     def render(self, request) -> int:
         job = next(self._ids)
         self.calls.append(("render", job, request))
+        return job
+
+    def render_lines(self, request) -> int:
+        job = next(self._ids)
+        self.calls.append(("render_lines", job, request))
         return job
 
     def transcribe(self, path) -> int:

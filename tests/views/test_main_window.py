@@ -78,6 +78,8 @@ def test_sidebar_and_shortcuts_switch_views(qtbot, window):
     qtbot.keyClick(window.sidebar, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
     assert window.current_view() == "voices"
     qtbot.keyClick(window.sidebar, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_view() == "script"
+    qtbot.keyClick(window.sidebar, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
     assert window.current_view() == "settings"
     window.show_view("clone")
     assert window.stack.currentWidget() is window.cloneView
