@@ -72,6 +72,7 @@ def main(out: Path) -> int:
         path = out / f"studio-{name}.png"
         window.grab().save(str(path))
         print(path)
+    shoot_script(app, window, controller, out, wait_for, work)
     shoot_takes(app, window, controller, out, wait_for, reads)
     player.close()
     controller.shutdown()
@@ -194,6 +195,58 @@ def shoot_voices(app, window, controller, out: Path, wait_for, work: Path) -> No
     window.cloneView.grab().save(str(out / "studio-trim.png"))
     print(out / "studio-trim.png")
     panel.set_reference(None)
+
+
+SCRIPT = """# Chapter one
+Narrator: The harbour was empty by nine, and the fog came in low.
+Mara: Is anyone there? I can hear the bell.
+Tom: Only me. The ferry is not coming tonight.
+Mara: Then we wait for the morning boat.
+
+Narrator: They sat on the wall and watched the lights go out one by one.
+Tom: I brought tea, if you want some.
+Mara: Thank you. It is colder than I thought.
+"""
+
+
+def shoot_script(app, window, controller, out: Path, wait_for, work: Path) -> None:
+    """The Script view: a three-speaker dialogue (one a saved voice, two described),
+    mid-render (studio-script-rendering.png) and rendered (studio-script.png)."""
+    view = window.scriptView
+    window.show_view("script")
+    script = work / "harbour.md"
+    script.write_text(SCRIPT, encoding="utf-8")
+    view.pathEdit.setText(str(script))
+    view.open_path()
+    for name, voice in (("Narrator", "Saved voice: Narrator, warm"),
+                        ("Mara", "female, young adult, british accent"),
+                        ("Tom", "male, middle-aged, low pitch")):
+        view.speakerCombo.setCurrentIndex(view.speakerCombo.findText(name))
+        if voice.startswith("Saved voice: "):
+            view.voiceCombo.setCurrentIndex(view.voiceCombo.findText(voice))
+            view.voiceCombo.activated.emit(view.voiceCombo.currentIndex())
+        else:
+            view.instructEdit.setText(voice)
+            view.instructEdit.editingFinished.emit()
+    view.presetCombo.setCurrentText("Draft")
+    shots = []
+
+    def mid_render(_job, done) -> None:
+        if done.index == 2 and not shots:  # a few lines in: some done, one rendering
+            app.processEvents()
+            shots.append(out / "studio-script-rendering.png")
+            window.grab().save(str(shots[0]))
+
+    controller.worker.line_rendered.connect(mid_render)
+    view.renderAllButton.click()
+    wait_for(controller.worker.lines_finished)
+    controller.worker.line_rendered.disconnect(mid_render)
+    app.processEvents()
+    view.select_row(2)
+    app.processEvents()
+    window.grab().save(str(out / "studio-script.png"))
+    print(*shots, out / "studio-script.png", sep="\n")
+    view.close_project()
 
 
 def shoot_takes(app, window, controller, out: Path, wait_for, reads: list[str]) -> None:
