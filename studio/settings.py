@@ -80,6 +80,13 @@ SETTINGS: tuple[Setting, ...] = (
     # a starred-only rule would drop takes nobody thought to star. Opt in to pruning.
     Setting("takes/retention_days", 0.0, "Delete unstarred takes older than (days, 0 = never)"),
     Setting("takes/asr_check", False, "Check takes with speech recognition"),
+    Setting("backend/kind", "local", "Render on", choices=("local", "remote")),
+    Setting("backend/url", "", "Server address"),
+    # Kept with the other settings, in the user's own settings file (not encrypted):
+    # the key of a speech server the user runs, not a cloud account's.
+    Setting("backend/api_key", "", "API key"),
+    Setting("backend/dialect", "auto", "Server kind",
+            choices=("auto", "vllm-omni", "omnivoice-server", "omnivoice-desktop")),
 )
 
 BY_KEY: Mapping[str, Setting] = {s.key: s for s in SETTINGS}

@@ -91,6 +91,11 @@ class TakeRun:
     engine_version: str
     seconds: float
     rtf: float
+    # A remote take's: the server's address, its model id and what it reported
+    # (response headers); None for a take rendered here.
+    backend: str | None = None
+    server_model: str | None = None
+    reported: dict | None = None
 
 
 @dataclass(frozen=True)

@@ -2,15 +2,18 @@
 
 Connecting is retried (a refused or reset connect never reached the server, so
 trying again is safe); a request that reached it never is, since a render costs the
-server real work. Every response is read as a stream, so Cancel closes the
-connection between two pieces, and a streamed render hands each piece on as it
-arrives. Every way it can fail is one :class:`UserError` sentence that names the
+server real work. Every response is read as a stream and a streamed render hands
+each piece on as it arrives. Cancel shuts the render's socket down, which wakes a
+read blocked on a server still rendering (closing the client would not) and tells
+the server its client left; each render has a client (so a connection) of its own
+for that. Every way it can fail is one :class:`UserError` sentence that names the
 server; the caller writes nothing until the audio is whole.
 """
 
 from __future__ import annotations
 
 import io
+import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +27,7 @@ CONNECT_RETRIES = 2
 CONNECT_TIMEOUT_S = 10.0
 DEFAULT_TIMEOUT_S = 600.0  # a long text at many steps renders for minutes before a byte
 PCM_RATE = 24000  # OmniVoice's rate, for a PCM stream whose server does not say
+CANCEL_POLL_S = 0.05
 
 
 class RemoteCancelled(Exception):
@@ -85,7 +89,6 @@ class RemoteBackend:
 
     def __init__(self, url: str, api_key: str | None = None, dialect_name: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT_S):
-        import httpx
 
         url = url.strip().rstrip("/")
         if url.endswith("/v1"):
@@ -98,12 +101,17 @@ class RemoteBackend:
                             f"{', '.join(DIALECTS)}.")
         self.url, self.timeout = url, timeout
         self._dialect_name = dialect_name
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(
-            base_url=url, headers=headers,
-            timeout=httpx.Timeout(timeout, connect=CONNECT_TIMEOUT_S),
-            transport=httpx.HTTPTransport(retries=CONNECT_RETRIES))
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = self._new_client()  # for the probes; each render has its own
         self._info: ServerInfo | None = None
+
+    def _new_client(self):
+        import httpx
+
+        return httpx.Client(
+            base_url=self.url, headers=self._headers,
+            timeout=httpx.Timeout(self.timeout, connect=CONNECT_TIMEOUT_S),
+            transport=httpx.HTTPTransport(retries=CONNECT_RETRIES))
 
     def close(self) -> None:
         self._client.close()
@@ -213,15 +221,33 @@ class RemoteBackend:
             raise UserError(f"The server at {self.url} needs the reference clip's transcript; "
                             "give it (--ref-text).")
         call = chosen.speech(request, info.model)
+        sockets: list[socket.socket] = []
+
+        def trace(event: str, detail: dict) -> None:
+            if event == "connection.connect_tcp.complete":
+                stream = detail.get("return_value")
+                sock = stream.get_extra_info("socket") if stream is not None else None
+                if sock is not None:
+                    sockets.append(sock)
+
+        done = threading.Event()
+        if cancel is not None:
+            threading.Thread(target=_shut_on_cancel, args=(cancel, done, sockets),
+                             name="remote-cancel", daemon=True).start()
         try:
-            with self._client.stream("POST", call.path, json=call.json, data=call.data,
-                                     files=call.files) as response:
+            with self._new_client() as client, client.stream(
+                    "POST", call.path, json=call.json, data=call.data, files=call.files,
+                    extensions={"trace": trace}) as response:
                 if response.is_error:
                     response.read()
                     raise self._refusal(response)
                 return self._receive(response, request, info, on_chunk, cancel)
         except httpx.HTTPError as exc:
+            if cancel is not None and cancel.is_set():
+                raise RemoteCancelled() from None
             raise self._failure(exc) from None
+        finally:
+            done.set()
 
     def _receive(self, response, request, info, on_chunk, cancel) -> RemoteResult:
         kind = response.headers.get("content-type", "")
@@ -270,6 +296,18 @@ class RemoteBackend:
             raise UserError(f"The server at {self.url} sent audio that cannot be read; "
                             "nothing was saved.") from None
         return np.ascontiguousarray(wave.mean(axis=1), dtype=np.float32), int(rate)
+
+
+def _shut_on_cancel(cancel: threading.Event, done: threading.Event,
+                    sockets: list[socket.socket]) -> None:
+    while not done.wait(CANCEL_POLL_S):
+        if cancel.is_set():
+            for sock in sockets:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:  # already closed: nothing to wake
+                    pass
+            return
 
 
 class _PcmStream:

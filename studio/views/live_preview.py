@@ -123,10 +123,13 @@ class LivePreview(QFrame):
     def _show_state(self) -> None:
         if self._job is None:
             return
-        progress = f"{self._ready} of {self._chunks} chunks"
+        # A server's stream does not say how many pieces come (chunks 0).
+        progress = (f"{self._ready} of {self._chunks} chunks" if self._chunks
+                    else f"{self._ready} piece{'s' if self._ready != 1 else ''} received")
         playing = self._holds() and self._player.state() == "playing"
         if playing and self._buffering:
-            text = f"Buffering · waiting for chunk {self._ready + 1} of {self._chunks}…"
+            text = (f"Buffering · waiting for chunk {self._ready + 1} of {self._chunks}…"
+                    if self._chunks else "Buffering · waiting for the server…")
         elif playing:
             text = f"Playing as it renders · {progress}"
         elif self._holds():

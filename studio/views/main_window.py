@@ -89,6 +89,18 @@ def load_request(settings: Settings, source: str | None = None) -> LoadRequest:
     )
 
 
+def backend_config(settings: Settings):
+    """Settings → Backend as the worker takes it: a BackendConfig, or None (render here)."""
+    from studio.worker.remote import BackendConfig
+
+    if settings.value("backend/kind") != "remote":
+        return None
+    dialect = settings.value("backend/dialect")
+    return BackendConfig(settings.value("backend/url").strip(),
+                         settings.value("backend/api_key").strip() or None,
+                         None if dialect == "auto" else dialect)
+
+
 UNCAUGHT_ERROR = ("Something went wrong inside the studio; the log file in the data folder has "
                   "the details. Your takes and voices are safe.")
 
@@ -134,6 +146,7 @@ class MainWindow(QMainWindow):
         self.helpMenu = install_help_menu(self)  # Help: log, data folder, self-test, About
         self.statusBarWidget.set_accel_requested(settings.value("accel/mode"))
         self._setting_changed("audio/output_device")
+        self._setting_changed("backend/kind")
         self._restore()
         self.voicesView.refresh()
         for problem in settings.problems():  # a mistyped OMNIVOICE_* variable: said, not fatal
@@ -402,6 +415,10 @@ class MainWindow(QMainWindow):
             self._player.set_device(None if index < 0 else index)
         elif key == "takes/asr_check":
             self._controller.set_asr_check(self._settings.value(key))
+        elif key.startswith("backend/"):
+            config = backend_config(self._settings)
+            self._controller.set_backend(config)
+            self.statusBarWidget.set_backend(config.url if config else None)
 
     def show_notice(self, sentence: str) -> None:
         """An error sentence for the start of the session (the last one crashed, an

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from studio.engine.accel_probe import ACCEL_LABELS
 from studio.settings import ACCEL_MODES, BY_KEY, Settings
+from studio.views.connection_test import ConnectionTest
 from studio.views.model_download import (
     ModelDownload,
     confirm_license,
@@ -54,6 +55,10 @@ RELOAD_KEYS = frozenset({
     "cache/disk", "cache/disk_items", "cache/memory_items", "asr/model",
 })
 RELOAD_DELAY_MS = 400
+BACKEND_LABELS = {"local": "This computer", "remote": "A speech server (remote)"}
+DIALECT_LABELS = {"auto": "Detect", "vllm-omni": "vLLM-Omni",
+                  "omnivoice-server": "omnivoice-server",
+                  "omnivoice-desktop": "omnivoice-desktop serve"}
 DEVICE_LABELS = {"auto": "Auto (GPU when there is one)", "cpu": "CPU", "cuda": "CUDA GPU",
                  "mps": "Apple GPU (MPS)"}
 PRECISION_LABELS = {"auto": "Auto (bf16 on GPU and native-bf16 CPUs)", "fp32": "fp32 (full)",
@@ -126,6 +131,7 @@ class SettingsView(QWidget):
             "transcription model reloads the model."))
         layout.addSpacing(8)
         layout.addWidget(self._model_section())
+        layout.addWidget(self._backend_section())
         layout.addWidget(self._cache_section())
         layout.addWidget(self._takes_section())
         layout.addWidget(self._other_section())
@@ -287,6 +293,78 @@ class SettingsView(QWidget):
                   "How decoding is accelerated; options this machine cannot run are disabled",
                   control=self.accelCombo)
         return box
+
+    def _backend_section(self) -> QWidget:
+        box, form = self._section("Backend")
+        self.backendCombo = self._combo("backendCombo", BACKEND_LABELS)
+        self.backendCombo.currentIndexChanged.connect(
+            lambda _i: self._write("backend/kind", self.backendCombo.currentData()))
+        self._add(form, "backend/kind", self.backendCombo,
+                  "Render with the model on this computer, or on a speech server",
+                  hint="A server renders; takes, A/B, voices and scripts stay here. See "
+                       "docs/scale-out.md.")
+        self.backendUrlEdit = QLineEdit()
+        self.backendUrlEdit.setObjectName("backendUrlEdit")
+        self.backendUrlEdit.setPlaceholderText("http://gpu-box:8000")
+        self.backendUrlEdit.editingFinished.connect(
+            lambda: self._write("backend/url", self.backendUrlEdit.text().strip()))
+        self._add(form, "backend/url", self.backendUrlEdit,
+                  "The server's base address: vLLM-Omni, omnivoice-server or omnivoice-desktop "
+                  "serve")
+        self.backendKeyEdit = QLineEdit()
+        self.backendKeyEdit.setObjectName("backendKeyEdit")
+        self.backendKeyEdit.setEchoMode(QLineEdit.EchoMode.PasswordEchoOnEdit)
+        self.backendKeyEdit.setPlaceholderText("none")
+        self.backendKeyEdit.editingFinished.connect(
+            lambda: self._write("backend/api_key", self.backendKeyEdit.text().strip()))
+        self._add(form, "backend/api_key", self.backendKeyEdit,
+                  "Sent as a Bearer token; kept in this user's settings file")
+        self.dialectCombo = self._combo("dialectCombo", DIALECT_LABELS)
+        self.dialectCombo.currentIndexChanged.connect(
+            lambda _i: self._write("backend/dialect", self.dialectCombo.currentData()))
+        self.testButton = QPushButton("Test connection")
+        self.testButton.setObjectName("testConnectionButton")
+        self.testButton.setAutoDefault(False)
+        self.testButton.clicked.connect(self.test_connection)
+        self.connectionMessage = MessageLabel()
+        self.connectionMessage.setObjectName("connectionMessage")
+        dialectBox = QWidget()
+        column = QVBoxLayout(dialectBox)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(4)
+        row = QHBoxLayout()
+        row.addWidget(self.dialectCombo)
+        row.addWidget(self.testButton)
+        row.addStretch(1)
+        column.addLayout(row)
+        column.addWidget(self.connectionMessage)
+        self._add(form, "backend/dialect", dialectBox,
+                  "How requests are spelled; Detect asks the server", control=self.dialectCombo)
+        self._connection = ConnectionTest(self)
+        self._connection.succeeded.connect(self._connection_answered)
+        self._connection.failed.connect(self._connection_failed)
+        return box
+
+    def test_connection(self) -> None:
+        """Ask the server in the fields what it is; the answer shows under the button."""
+        for edit in (self.backendUrlEdit, self.backendKeyEdit):  # typed, not yet left
+            edit.editingFinished.emit()
+        dialect = self.dialectCombo.currentData()
+        self.testButton.setEnabled(False)
+        self.connectionMessage.show_message("Testing the connection …", error=False)
+        self._connection.start(self.backendUrlEdit.text().strip(),
+                               self.backendKeyEdit.text().strip() or None,
+                               None if dialect == "auto" else dialect)
+
+    @Slot(str)
+    def _connection_answered(self, text: str) -> None:
+        self.testButton.setEnabled(True)
+        self.connectionMessage.show_message(text, error=False)
+
+    @Slot(str)
+    def _connection_failed(self, sentence: str) -> None:
+        self.testButton.setEnabled(True)
+        self.connectionMessage.show_message(sentence)
 
     def set_availability(self, availability: dict) -> None:
         """Show which acceleration modes this machine can run (from accel_probe.probe)."""
@@ -475,6 +553,11 @@ class SettingsView(QWidget):
             self._loading = False
         if not self._audio.available:
             self.outputCombo.setEnabled(False)
+        remote = self.effective("backend/kind") == "remote"
+        for key in ("backend/url", "backend/api_key", "backend/dialect"):
+            if not self.is_locked(key):
+                self._controls[key].setEnabled(remote)
+        self.testButton.setEnabled(remote)
         self._refresh_download_button()
 
     def effective(self, key: str):

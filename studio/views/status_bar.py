@@ -120,13 +120,19 @@ class StatusBar(QStatusBar):
         self.firstAudioLabel.setToolTip("How long the last render took from Generate to its "
                                         "first audio (Play as it renders)")
         self.firstAudioLabel.hide()
+        self.backendLabel = QLabel()
+        self.backendLabel.setObjectName("backendLabel")
+        self.backendLabel.setAccessibleName("Where renders run")
+        self.backendLabel.setStyleSheet("QLabel { color: palette(highlight); font-weight: 600; }")
+        self.backendLabel.hide()
         self.badge = QLabel()
         self.badge.setObjectName("accelBadge")
         self.badge.setAccessibleName("Acceleration")
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
         self.addWidget(self.messageLabel, 1)
-        for widget in (self.firstAudioLabel, self.modelLabel, self.deviceLabel, self.badge):
+        for widget in (self.firstAudioLabel, self.backendLabel, self.modelLabel,
+                       self.deviceLabel, self.badge):
             widget.setContentsMargins(8, 0, 8, 0)
             self.addPermanentWidget(widget)
         self.set_no_model()
@@ -164,6 +170,17 @@ class StatusBar(QStatusBar):
         self.modelLabel.setToolTip(tooltip)
         self.modelLabel.setAccessibleDescription(tooltip)
         self.modelLabel.setStyleSheet(MODEL_STYLES[state])
+
+    def set_backend(self, url: str | None) -> None:
+        """Renders go to the server at ``url``; None: this machine renders."""
+        if url is None:
+            self.backendLabel.hide()
+            return
+        host = url.split("://", 1)[-1].rstrip("/")
+        self.backendLabel.setText(f"Remote: {host}")
+        self.backendLabel.setToolTip(f"Generate renders on the speech server at {url} "
+                                     "(Settings → Backend); the local model still transcribes.")
+        self.backendLabel.show()
 
     def set_first_audio(self, seconds: float) -> None:
         """The last streamed render's time from Generate to its first audio."""

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from studio.library.session_takes import is_unsaved
 from studio.views.take_delegate import STAR_OFF, STAR_ON
-from studio.views.takes_model import Row, suspect_tip, voice_text
+from studio.views.takes_model import Row, rendered_on, suspect_tip, voice_text
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.waveform import WaveformView
 
@@ -200,7 +200,7 @@ class TakeDetail(QFrame):
             self.nameLabel.setToolTip(row.name)
             self.infoLabel.setText(
                 f"{take.settings.mode.capitalize()} · {voice_text(take)} · {row.details}"
-                f" · {take.run.device} {take.run.precision}")
+                f" · {rendered_on(take)}")
             self.infoLabel.setToolTip(row.tooltip)
             if take.suspects:
                 self.suspectLabel.show_message(" ".join(suspect_tip(c) for c in take.suspects))

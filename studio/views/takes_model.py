@@ -82,6 +82,15 @@ def clock_text(created: str, now: _dt.datetime | None = None) -> str:
     return f"{when.day} {when:%b %H:%M}"  # %-d is not portable
 
 
+def rendered_on(take: Take) -> str:
+    """Where the take was rendered: "cpu bf16", or a server and its model."""
+    run = take.run
+    if run.backend:
+        host = run.backend.split("://", 1)[-1]
+        return f"remote {host} ({run.server_model or run.precision})"
+    return f"{run.device} {run.precision}"
+
+
 def voice_text(take: Take) -> str:
     """Who speaks: the saved voice, the reference clip's name, or the designed voice's
     attributes."""
@@ -130,7 +139,7 @@ class Row:
         lines = [self.name, "", take.settings.text.strip(), ""]
         lines.append(f"{take.settings.mode.capitalize()} · {voice_text(take)}")
         lines.append(f"{self.details} · {local_time(take.created):%Y-%m-%d %H:%M:%S}")
-        lines.append(f"{run.device} {run.precision} · {run.seconds:.1f} s to render")
+        lines.append(f"{rendered_on(take)} · {run.seconds:.1f} s to render")
         if take.loudness_lufs is not None:
             lines.append(f"Loudness {take.loudness_lufs:.1f} LUFS")
         if take.asr_cer is not None:

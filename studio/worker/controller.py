@@ -45,6 +45,7 @@ class WorkerController(QObject):
     _render_lines = Signal(int, object, object)
     _transcribe = Signal(int, object)
     _set_accel = Signal(str)
+    _set_backend = Signal(object)
     _release = Signal()
     _clear_cache = Signal()
     _star_take = Signal(str, bool)
@@ -80,6 +81,7 @@ class WorkerController(QObject):
         self._render_lines.connect(self.worker.render_lines)
         self._transcribe.connect(self.worker.transcribe)
         self._set_accel.connect(self.worker.set_accel)
+        self._set_backend.connect(self.worker.set_backend)
         self._release.connect(self.worker.release)
         # Direct: quit() is called on the worker thread as release returns, so the
         # event loop ends after the release and never before it.
@@ -120,6 +122,10 @@ class WorkerController(QObject):
 
     def set_accel(self, requested: str) -> None:
         self._set_accel.emit(requested)
+
+    def set_backend(self, config) -> None:
+        """Render on a speech server (studio.worker.remote.BackendConfig), or None: here."""
+        self._set_backend.emit(config)
 
     def render(self, request: RenderRequest) -> int:
         job = next(self._ids)

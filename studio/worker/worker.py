@@ -9,6 +9,8 @@ between steps, because a queued "cancel" call would wait behind the busy job.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import logging
 import threading
 import time
@@ -34,12 +36,23 @@ from studio.worker.keeper import TakeKeeper, take_run
 log = logging.getLogger(__name__)
 
 INTERNAL_ERROR = "An unexpected internal error stopped this job; the log file in the data folder has the details."
+NOT_LOADED = "The model is not loaded yet; wait for it or pick a model in Settings."
 TAKES_NOT_SAVED = "The takes could not be saved to the library; the log file in the data folder has the details."
 
 
 def accel_state(report) -> AccelState:
     """An Accelerator's report (studio.engine.accel) as the dataclass the views receive."""
     return AccelState(report.requested, report.active, report.reason)
+
+
+def _lines_lexicon(request: LinesRequest):
+    """The project's dictionary before the data folder's (read now: edits apply)."""
+    from studio.engine.lexicon import load_pronunciations
+
+    lexicon = load_pronunciations()
+    if request.dictionary:
+        return request.dictionary + lexicon if lexicon else request.dictionary
+    return lexicon
 
 
 class InferenceWorker(QObject):
@@ -84,6 +97,8 @@ class InferenceWorker(QObject):
         self._voices = None  # the saved voices' one writer (VoiceLibrary), opened lazily
         self.asr_check = False
         self._purged = False  # deleted takes of earlier sessions go once, at the first load
+        self._remote = None  # RemoteRenderer while Settings → Backend is Remote
+        self._remote_problem: str | None = None  # why the Remote settings cannot be used
 
     # ---------------------------------------------------------------- model
 
@@ -207,8 +222,11 @@ class InferenceWorker(QObject):
         if cancel.is_set():
             self.cancelled.emit(job)
             return
+        if self._remote is not None or self._remote_problem is not None:
+            self._render_remote(job, request, cancel)
+            return
         if self.engine is None:
-            self.failed.emit(job, "The model is not loaded yet; wait for it or pick a model in Settings.")
+            self.failed.emit(job, NOT_LOADED)
             return
         warnings: list[str] = []
         started = time.perf_counter()
@@ -248,35 +266,109 @@ class InferenceWorker(QObject):
         except Exception as exc:
             self._job_stopped(job, exc, "render")
             return
+        self._finish(job, request, renders, started, sha, voice, warnings, RenderResult(
+            request=request, takes=(), seconds=0.0, prompt_source=source,
+            device=str(self.engine.device), precision=precision_name(self.engine.dtype),
+            accel_requested=self.accel.requested, accel_active=self.accel.active,
+            fallback_reason=self.accel.reason,
+            first_audio_seconds=first_audio[0] if first_audio else None))
+
+    def _finish(self, job, request, renders, started, sha, voice, warnings, result,
+                run=None) -> None:
+        """Save a render's takes and send ``finished`` with ``result`` completed."""
         seconds = time.perf_counter() - started
         if voice is not None:
             self._edit_voices(lambda library: library.record_use(voice.id))
         try:
-            batch, ids = self._keep_takes(request, renders, seconds, sha, warnings)
+            batch, ids = self._keep_takes(request, renders, seconds, sha, warnings, run)
         except Exception:  # the audio still reaches the user, unsaved
             log.exception("saving the takes of render job %d failed", job)
             warnings.append(TAKES_NOT_SAVED)
             batch, ids = None, [None] * len(renders)
-        self.finished.emit(
-            job,
-            RenderResult(
-                request=request,
-                takes=tuple(
-                    TakeAudio(r.audio, r.sample_rate, r.seed, take_id)
-                    for r, take_id in zip(renders, ids)
-                ),
-                seconds=seconds,
-                prompt_source=source,
-                device=str(self.engine.device),
-                precision=precision_name(self.engine.dtype),
-                accel_requested=self.accel.requested,
-                accel_active=self.accel.active,
-                fallback_reason=self.accel.reason,
-                warnings=tuple(warnings),
-                batch=batch,
-                first_audio_seconds=first_audio[0] if first_audio else None,
-            ),
-        )
+        self.finished.emit(job, dataclasses.replace(
+            result, seconds=seconds, warnings=tuple(dict.fromkeys(warnings)), batch=batch,
+            takes=tuple(TakeAudio(r.audio, r.sample_rate, r.seed, take_id)
+                        for r, take_id in zip(renders, ids))))
+
+    # ---------------------------------------------------------------- remote
+
+    @Slot(object)
+    def set_backend(self, config) -> None:
+        """Render on a speech server (a BackendConfig), or here again (None)."""
+        if self._remote is not None:
+            self._remote.close()
+        self._remote, self._remote_problem = None, None
+        if config is None:
+            return
+        from studio.worker.remote import RemoteRenderer
+
+        try:
+            self._remote = RemoteRenderer(config)
+        except UserError as exc:  # said at the next render, where the user looks
+            self._remote_problem = str(exc)
+
+    def _render_remote(self, job: int, request: RenderRequest, cancel) -> None:
+        from studio.engine.lexicon import load_pronunciations
+        from studio.worker.remote import Pieces
+
+        warnings: list[str] = []
+        started = time.perf_counter()
+        first_audio: list[float] = []
+
+        def on_chunk(chunk) -> None:
+            if not first_audio:
+                first_audio.append(time.perf_counter() - started)
+            self.chunk_ready.emit(job, chunk)
+
+        try:
+            remote, voice, remote_voice = self._remote_voice(request)
+            lexicon = load_pronunciations()
+            seeds = remote.seeds(request)
+            renders = []
+            for n, seed in enumerate(seeds):
+                self.progress.emit(job, n, len(seeds), 0, 1)
+                pieces = Pieces(on_chunk) if request.stream and n == 0 else None
+                renders.append(remote.render(request, remote_voice, seed, lexicon=lexicon,
+                                             cancel=cancel, on_piece=pieces and pieces.add,
+                                             warn=warnings.append))
+                if pieces is not None:
+                    pieces.end()
+        except Exception as exc:
+            self._job_stopped(job, exc, "remote render")
+            return
+        sha = hashlib.sha256(remote_voice.clip).hexdigest() if remote_voice.clip else None
+        run = self._remote_run(remote, renders, time.perf_counter() - started)
+        self._finish(job, request, renders, started, sha, voice, warnings, RenderResult(
+            request=request, takes=(), seconds=0.0, prompt_source="remote",
+            device=run.device, precision=run.precision, accel_requested="off",
+            accel_active="off", fallback_reason=None,
+            first_audio_seconds=first_audio[0] if first_audio else None), run)
+
+    def _remote_voice(self, request):
+        """(renderer, the saved voice or None, the voice as the server gets it)."""
+        from studio.worker.remote import voice_of
+
+        if self._remote is None:
+            raise UserError(self._remote_problem)
+        saved = self._saved_voice(request.voice_id)
+        clip = self.voice_library().clip_path(saved.id) if saved is not None else None
+        transcribe = self.prompts.transcribe_file if self.prompts is not None else None
+        return self._remote, saved, voice_of(request, saved, clip, transcribe)
+
+    @staticmethod
+    def _remote_run(remote, renders, seconds: float):
+        from studio import __version__
+        from studio.library.takes import TakeRun
+
+        audio_seconds = sum(r.audio.size / r.sample_rate for r in renders)
+        last = renders[-1]
+        return TakeRun(
+            model_source=last.model or remote.backend.url, device="remote",
+            precision=last.dialect, accel_requested="off", accel_active="off",
+            fallback_reason=None, engine_version=__version__, seconds=seconds,
+            rtf=seconds / audio_seconds if audio_seconds > 0 else 0.0,
+            backend=remote.backend.url, server_model=last.model,
+            reported=dict(last.reported))
 
     def _voice_prompt(self, request: RenderRequest, warnings: list):
         """(prompt, where it came from, the clip's sha256, the saved voice) of a request."""
@@ -299,22 +391,22 @@ class InferenceWorker(QObject):
         sent (``line_rendered``) as its batch ends, so a cancel or a failure keeps the
         lines rendered before it."""
         from studio.engine.engine import SynthesisItem
-        from studio.engine.lexicon import load_pronunciations
         from studio.worker.lines import batches
 
         if cancel.is_set():
             self.cancelled.emit(job)
             return
+        if self._remote is not None or self._remote_problem is not None:
+            self._render_lines_remote(job, request, cancel)
+            return
         if self.engine is None:
-            self.failed.emit(job, "The model is not loaded yet; wait for it or pick a model in Settings.")
+            self.failed.emit(job, NOT_LOADED)
             return
         warnings: list[str] = []
         started = time.perf_counter()
         total, done, audio_seconds = len(request.lines), 0, 0.0
         try:
-            lexicon = load_pronunciations()  # the data folder's, read now: edits apply
-            if request.dictionary:
-                lexicon = request.dictionary + lexicon if lexicon else request.dictionary
+            lexicon = _lines_lexicon(request)
             for batch in batches(request.lines):
                 first = request.lines[batch[0]]
                 prompt, _source, sha, voice = self._voice_prompt(first, warnings)
@@ -371,25 +463,66 @@ class InferenceWorker(QObject):
             log.error("%s job %d failed", what, job, exc_info=exc)
             self.failed.emit(job, INTERNAL_ERROR)
 
-    def _keep_line(self, request, render, seconds, sha, warnings) -> str | None:
+    def _render_lines_remote(self, job: int, request: LinesRequest, cancel) -> None:
+        """A script's lines on the server, one call a line (servers take one voice a
+        call); each line kept and sent as it arrives, as here."""
+        warnings: list[str] = []
+        started = time.perf_counter()
+        total, audio_seconds = len(request.lines), 0.0
+        voices: dict = {}  # a clip speaker's voice (its transcript, maybe transcribed) once
         try:
-            _batch, ids = self._keep_takes(request, [render], seconds, sha, warnings)
+            lexicon = _lines_lexicon(request)
+            for index, line in enumerate(request.lines):
+                self.progress.emit(job, 0, 1, index, total)
+                which = (line.voice_id, line.reference, line.ref_text, line.instruct)
+                if which not in voices:
+                    voices[which] = self._remote_voice(line)
+                remote, voice, remote_voice = voices[which]
+                line_started = time.perf_counter()
+                render = remote.render(line, remote_voice, remote.seeds(line)[0],
+                                       lexicon=lexicon, cancel=cancel, warn=warnings.append)
+                seconds = time.perf_counter() - line_started
+                sha = (hashlib.sha256(remote_voice.clip).hexdigest()
+                       if remote_voice.clip else None)
+                if voice is not None:
+                    self._edit_voices(lambda library, v=voice.id: library.record_use(v))
+                take_id = self._keep_line(line, render, seconds, sha, warnings,
+                                          self._remote_run(remote, [render], seconds))
+                audio_seconds += render.audio.size / render.sample_rate
+                self.line_rendered.emit(job, LineDone(
+                    request.keys[index], TakeAudio(render.audio, render.sample_rate,
+                                                   render.seed, take_id), index, total))
+        except Exception as exc:
+            self._job_stopped(job, exc, "remote render-lines")
+            return
+        self.lines_finished.emit(job, LinesResult(total, time.perf_counter() - started,
+                                                  audio_seconds, tuple(dict.fromkeys(warnings))))
+
+    def _keep_line(self, request, render, seconds, sha, warnings, run=None) -> str | None:
+        try:
+            _batch, ids = self._keep_takes(request, [render], seconds, sha, warnings, run)
         except Exception:  # the line's audio still reaches the view, unsaved
             log.exception("saving a line's take failed")
             warnings.append(TAKES_NOT_SAVED)
             return None
         return ids[0]
 
-    def _keep_takes(self, request, renders, seconds, sha, warnings) -> tuple[str, list]:
-        """Save the takes (and their ASR check) before ``finished``; never fails the render."""
-        from studio.engine.engine import precision_name
+    def _keep_takes(self, request, renders, seconds, sha, warnings,
+                    run=None) -> tuple[str, list]:
+        """Save the takes (and their ASR check) before ``finished``; never fails the render.
+        ``run``: how they were rendered (None: by this worker's engine)."""
+        if run is None:
+            from studio.engine.engine import precision_name
 
-        audio_seconds = sum(r.audio.shape[-1] / r.sample_rate for r in renders)
-        run = take_run(self._request.source, str(self.engine.device),
-                       precision_name(self.engine.dtype), self.accel, seconds, audio_seconds)
+            audio_seconds = sum(r.audio.shape[-1] / r.sample_rate for r in renders)
+            run = take_run(self._request.source, str(self.engine.device),
+                           precision_name(self.engine.dtype), self.accel, seconds,
+                           audio_seconds)
         cers = [None] * len(renders)
         if self.asr_check:
-            transcribe = self.prompts.transcribe_audio if self.prompts.transcriber_factory else None
+            prompts = self.prompts
+            transcribe = (prompts.transcribe_audio
+                          if prompts is not None and prompts.transcriber_factory else None)
             cers = self.keeper.check_asr(request.text, renders, transcribe, warnings.append)
         batch, ids = self.keeper.save(request, renders, run, sha, cers, warnings.append)
         if any(ids):

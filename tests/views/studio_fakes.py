@@ -97,6 +97,9 @@ class FakeController(QObject):
     def set_accel(self, mode: str) -> None:
         self.calls.append(("set_accel", mode))
 
+    def set_backend(self, config) -> None:
+        self.calls.append(("set_backend", config))
+
     def clear_cache(self) -> None:
         self.calls.append(("clear_cache",))
 
