@@ -22,15 +22,17 @@ SHOWN = 8  # models or voices named before "and N more"
 
 
 def describe(info) -> str:
-    """What a probe found, as one line for the Settings view."""
+    """What a probe found, for the Settings view: what answered, its models, its voices."""
     def listed(names: list[str], what: str) -> str:
         if not names:
             return f"no {what} listed"
         more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
         return f"{what}: {', '.join(names[:SHOWN])}{more}"
 
-    return (f"Connected to {info.dialect} at {info.url}. {listed(info.models, 'models')}; "
-            f"{listed(info.voices, 'voices')}.")
+    # A line each: a form row sizes a wrapped label by its hint, which guesses short.
+    models, voices = listed(info.models, "models"), listed(info.voices, "voices")
+    return (f"Connected to {info.dialect} at {info.url}.\n{models[0].upper()}{models[1:]}.\n"
+            f"{voices[0].upper()}{voices[1:]}.")
 
 
 class ConnectionTest(QObject):

@@ -93,3 +93,20 @@ def test_a_render_started_again_begins_a_new_stream(preview, player):
     preview.add_chunk(6, parts[0])  # the accelerator failed: the render starts over
     assert player.calls.count(("begin_stream", ("live", 6))) == 2
     assert preview.waveform.duration() == pytest.approx(0.5)
+
+
+def test_a_servers_stream_of_unknown_length_plays_until_the_render_ends(preview, player):
+    """A remote stream's pieces come with ``chunks`` 0: none is the last until finish."""
+    parts = [StreamChunk(0, i, 0, np.full(SR // 4, 0.1, np.float32), i * SR // 4, SR)
+             for i in range(3)]
+    preview.add_chunk(4, parts[0])
+    assert preview.state_text() == "Playing as it renders · 1 piece received"
+    player.buffering_changed.emit(True)
+    assert preview.state_text() == "Buffering · waiting for the server…"
+    player.buffering_changed.emit(False)
+    for part in parts[1:]:
+        preview.add_chunk(4, part)
+    assert preview.state_text() == "Playing as it renders · 3 pieces received"
+    assert player.streaming()  # no piece said it was the last
+    preview.finish(take_key="take")
+    assert not player.streaming()

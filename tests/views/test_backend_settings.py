@@ -1,0 +1,139 @@
+"""Settings → Backend: the remote fields are written through Settings and usable only
+when a speech server is chosen; Test connection asks the server off the GUI thread
+and lists its models and voices, or says in one sentence why it cannot; the window
+hands the worker the backend and the status bar says where renders run."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, make_settings
+
+from studio.settings import Settings
+from studio.views.main_window import MainWindow
+from studio.views.settings_view import SettingsView
+from studio.worker.remote import BackendConfig
+
+OUT = Path(__file__).resolve().parents[2] / "out" / "views"
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return make_settings(tmp_path / "settings.ini")
+
+
+@pytest.fixture
+def view(qtbot, settings) -> SettingsView:
+    view = SettingsView(settings, probe=lambda: CPU_ONLY, audio_status=PLAYABLE)
+    qtbot.addWidget(view)
+    return view
+
+
+class _Listing(BaseHTTPRequestHandler):
+    """A server that lists models and voices the way ours does (the journey and
+    tests/serve talk to real servers; this one only answers the probe)."""
+
+    def do_GET(self):
+        if self.headers.get("Authorization") != "Bearer sesame":
+            return self._send(401, {"error": {"message": "Invalid API key."}})
+        bodies = {"/v1/models": {"data": [{"id": "k2-fsa/OmniVoice",
+                                           "owned_by": "omnivoice-desktop"}]},
+                  "/health": {"status": "ok"},
+                  "/v1/voices": {"voices": [{"name": "Narrator"}, {"name": "Ada"}]}}
+        self._send(200, bodies.get(self.path, {}))
+
+    def _send(self, status, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def listing():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Listing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+def _type(edit, text):
+    edit.setText(text)
+    edit.editingFinished.emit()
+
+
+def test_the_remote_fields_are_usable_only_for_a_server(view, settings):
+    fields = (view.backendUrlEdit, view.backendKeyEdit, view.dialectCombo, view.testButton)
+    assert view.backendCombo.currentData() == "local"
+    assert not any(f.isEnabled() for f in fields)
+    view.backendCombo.setCurrentIndex(view.backendCombo.findData("remote"))
+    assert settings.value("backend/kind") == "remote"
+    assert all(f.isEnabled() for f in fields)
+    _type(view.backendUrlEdit, "  http://gpu-box:8000 ")
+    _type(view.backendKeyEdit, "sesame")
+    view.dialectCombo.setCurrentIndex(view.dialectCombo.findData("vllm-omni"))
+    assert settings.value("backend/url") == "http://gpu-box:8000"
+    assert settings.value("backend/api_key") == "sesame"
+    assert settings.value("backend/dialect") == "vllm-omni"
+    assert view.backendKeyEdit.echoMode() != view.backendKeyEdit.EchoMode.Normal
+
+
+def test_test_connection_lists_the_servers_models_and_voices(qtbot, view, listing):
+    view.backendCombo.setCurrentIndex(view.backendCombo.findData("remote"))
+    _type(view.backendUrlEdit, listing)
+    _type(view.backendKeyEdit, "sesame")
+    view.testButton.click()
+    assert not view.testButton.isEnabled()  # until the answer comes
+    qtbot.waitUntil(lambda: view.testButton.isEnabled(), timeout=10_000)
+    text = view.connectionMessage.text()
+    assert not view.connectionMessage.is_error()
+    assert "omnivoice-desktop" in text and "k2-fsa/OmniVoice" in text
+    assert "Narrator" in text and "Ada" in text
+    OUT.mkdir(parents=True, exist_ok=True)
+    view.resize(900, 1000)
+    view.grab().save(str(OUT / "settings-backend.png"))
+
+
+def test_test_connection_says_why_it_cannot_in_one_sentence(qtbot, view, listing):
+    view.backendCombo.setCurrentIndex(view.backendCombo.findData("remote"))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    cases = [(closed, "", "cannot be reached"), (listing, "wrong", "refused the API key"),
+             ("gpu-box:8000", "", "must start with http"), ("", "", "address first")]
+    for url, key, said in cases:
+        _type(view.backendUrlEdit, url)
+        _type(view.backendKeyEdit, key)
+        view.testButton.click()
+        qtbot.waitUntil(lambda: view.testButton.isEnabled(), timeout=20_000)
+        assert view.connectionMessage.is_error(), url
+        assert said in view.connectionMessage.text() and "\n" not in view.connectionMessage.text()
+
+
+def test_the_window_hands_the_worker_its_backend(qtbot, settings):
+    controller = FakeController()
+    window = MainWindow(settings, controller, audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
+    qtbot.addWidget(window)
+    assert ("set_backend", None) in controller.calls
+    assert not window.statusBarWidget.backendLabel.isVisibleTo(window)
+    settings.set_value("backend/url", "http://gpu-box:8000")
+    settings.set_value("backend/api_key", "sesame")
+    settings.set_value("backend/kind", "remote")
+    assert controller.calls[-1] == ("set_backend",
+                                    BackendConfig("http://gpu-box:8000", "sesame", None))
+    assert window.statusBarWidget.backendLabel.text() == "Remote: gpu-box:8000"
+    assert window.statusBarWidget.backendLabel.isVisibleTo(window)
+    settings.set_value("backend/kind", "local")
+    assert controller.calls[-1] == ("set_backend", None)
+    assert not window.statusBarWidget.backendLabel.isVisibleTo(window)
