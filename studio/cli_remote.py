@@ -30,7 +30,7 @@ def add_arguments(synth) -> None:
 # (attribute, value meaning "not given", how the option is spelled)
 _LOCAL_ONLY = (("prompt", None, "--prompt"), ("save_prompt", None, "--save-prompt"),
                ("tokens_out", None, "--tokens-out"), ("duration", None, "--duration"),
-               ("dictionary", None, "--dictionary"), ("no_denoise", False, "--no-denoise"),
+               ("no_denoise", False, "--no-denoise"),
                ("no_postprocess", False, "--no-postprocess"),
                ("no_preprocess", False, "--no-preprocess"), ("accel", "off", "--accel"),
                ("decode", "auto", "--decode"), ("chunking", "quick-start", "--chunking"),
@@ -99,6 +99,37 @@ class _Sink:
             writer.__exit__(type(failed) if failed else None, failed, None)
 
 
+def _render_parts(backend, request, sink: _Sink, chunk, lexicon):
+    """The text between pause tags, a server call a part, with exactly the asked
+    silence written between them; the pronunciation dictionary applied to each."""
+    import dataclasses
+
+    import numpy as np
+
+    from studio.engine.text import split_pauses
+
+    result, rate, samples = None, None, 0
+    for part, pause in split_pauses(request.text):
+        if part:
+            said = lexicon.apply(part, request.language) if lexicon else part
+            result = backend.render(dataclasses.replace(request, text=said),
+                                    on_chunk=chunk if request.stream else None)
+            if rate is not None and result.sample_rate != rate:
+                raise UserError(f"The server at {backend.url} changed its sample rate within "
+                                "one take; nothing was saved.")
+            rate = result.sample_rate
+            samples += result.audio.size
+            if not request.stream:
+                sink.open(rate)
+                sink.write(result.audio)
+        if pause and rate is not None:
+            sink.write(np.zeros(round(pause * rate), np.float32))
+            samples += round(pause * rate)
+    if result is None:
+        raise UserError("The text has nothing to say but pauses; type some words.")
+    return result, samples / rate
+
+
 def run(args, text: str) -> dict:
     from studio.cli import AUDIO_SUFFIXES, _check_output, to_stdout
     from studio.remote.client import DEFAULT_TIMEOUT_S, RemoteBackend
@@ -115,6 +146,9 @@ def run(args, text: str) -> dict:
     if not pipe:
         _check_output(args.out, AUDIO_SUFFIXES, "output file")
     request = _request(args, text)
+    from studio.engine.lexicon import load_pronunciations
+
+    lexicon = load_pronunciations(args.dictionary)  # applied here: servers have none of ours
     sink = _Sink(args.out, pipe, args.format)
     with RemoteBackend(args.backend, args.api_key, args.dialect,
                        args.timeout or DEFAULT_TIMEOUT_S) as backend:
@@ -125,10 +159,7 @@ def run(args, text: str) -> dict:
             sink.write(audio)
 
         try:
-            result = backend.render(request, on_chunk=chunk if request.stream else None)
-            if not request.stream:
-                sink.open(result.sample_rate)
-                sink.write(result.audio)
+            result, audio_seconds = _render_parts(backend, request, sink, chunk, lexicon)
         except BaseException as exc:
             sink.close(exc)
             raise
@@ -141,7 +172,6 @@ def run(args, text: str) -> dict:
     for note in warnings:
         print(f"warning: {note}", file=sys.stderr)
     seconds = time.perf_counter() - started
-    audio_seconds = result.audio.shape[-1] / result.sample_rate
     return {
         "out": str(args.out),
         "seconds": round(seconds, 4),

@@ -88,6 +88,31 @@ def test_synth_backend_writes_the_file(their_server, our_server, tmp_path):
     assert sf.info(out).frames > 0
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_synth_backend_puts_the_pause_in_and_applies_the_dictionary(our_server, tmp_path,
+                                                                    stream):
+    (tmp_path / "siobhan.json").write_text('{"Siobhan": "Shiv-awn"}')
+    out = tmp_path / "paused.wav"
+    run = subprocess.run([COMMAND, "synth", "--text", "Siobhan waved. [pause 1.5s] Hello.",
+                          "--instruct", DESIGN, "--steps", str(STEPS), "--seed", "9",
+                          "--dictionary", str(tmp_path / "siobhan.json"), "--backend",
+                          our_server.url, "--api-key", API_KEY, "--out", str(out),
+                          *(["--stream"] if stream else [])],
+                         env=env_for(tmp_path / "data"), capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    audio, rate = sf.read(out, dtype="float32")
+    with RemoteBackend(our_server.url, API_KEY) as remote:
+        first, second = (remote.render(RemoteRequest(text=t, instruct=DESIGN, steps=STEPS,
+                                                     seed=9)).audio
+                         for t in ("Shiv-awn waved.", "Hello."))
+    gap = round(1.5 * rate)
+    assert audio.size == first.size + gap + second.size
+    assert np.abs(audio[:first.size] - first).max() < 1e-4  # 16-bit file both ways
+    assert not audio[first.size:first.size + gap].any()
+    assert np.abs(audio[first.size + gap:] - second).max() < 1e-4
+
+
 def _fails(data, out, *args) -> str:
     run = _synth(data, *args, "--out", out)
     assert run.returncode == 2, run.stderr
@@ -109,6 +134,9 @@ def test_synth_backend_failures_are_one_sentence(their_server, our_server, tmp_p
     assert "refused the request" in message and "wobbly" in message
     assert "local engine only" in _fails(tmp_path / "d", out, "--backend", our_server.url,
                                          "--tokens-out", tmp_path / "t.pt")
+    assert "nothing to say but pauses" in _fails(tmp_path / "d", out, "--backend",
+                                                 our_server.url, "--api-key", API_KEY,
+                                                 "--text", "[pause 1s]")
 
 
 def test_a_request_too_large_is_one_sentence(our_server):
