@@ -219,14 +219,7 @@ class InferenceWorker(QObject):
     def render(self, job: int, request: RenderRequest, cancel: threading.Event) -> None:
         from studio.engine.engine import SynthesisItem, precision_name
 
-        if cancel.is_set():
-            self.cancelled.emit(job)
-            return
-        if self._remote is not None or self._remote_problem is not None:
-            self._render_remote(job, request, cancel)
-            return
-        if self.engine is None:
-            self.failed.emit(job, NOT_LOADED)
+        if not self._here(job, request, cancel, self._render_remote):
             return
         warnings: list[str] = []
         started = time.perf_counter()
@@ -272,6 +265,20 @@ class InferenceWorker(QObject):
             accel_requested=self.accel.requested, accel_active=self.accel.active,
             fallback_reason=self.accel.reason,
             first_audio_seconds=first_audio[0] if first_audio else None))
+
+    def _here(self, job: int, request, cancel, remote) -> bool:
+        """Whether the job renders on this engine; if not, it is answered already:
+        cancelled before it ran, handed to ``remote`` (Settings → Backend), or refused
+        while no model is loaded."""
+        if cancel.is_set():
+            self.cancelled.emit(job)
+        elif self._remote is not None or self._remote_problem is not None:
+            remote(job, request, cancel)
+        elif self.engine is None:
+            self.failed.emit(job, NOT_LOADED)
+        else:
+            return True
+        return False
 
     def _finish(self, job, request, renders, started, sha, voice, warnings, result,
                 run=None) -> None:
@@ -393,14 +400,7 @@ class InferenceWorker(QObject):
         from studio.engine.engine import SynthesisItem
         from studio.worker.lines import batches
 
-        if cancel.is_set():
-            self.cancelled.emit(job)
-            return
-        if self._remote is not None or self._remote_problem is not None:
-            self._render_lines_remote(job, request, cancel)
-            return
-        if self.engine is None:
-            self.failed.emit(job, NOT_LOADED)
+        if not self._here(job, request, cancel, self._render_lines_remote):
             return
         warnings: list[str] = []
         started = time.perf_counter()

@@ -70,7 +70,7 @@ with httpx.stream("POST", sys.argv[1] + "/v1/audio/speech", headers={"Authorizat
                   json={"input": sys.argv[3], "steps": 64, "stream": True, "response_format": "pcm"},
                   timeout=120) as response:
     for part in response.iter_bytes():
-        print("got", len(part), flush=True)
+        print("got", response.status_code, len(part), flush=True)
         break
     sys.stdin.readline()  # held open until killed
 """
@@ -82,8 +82,10 @@ def test_a_client_killed_mid_stream_frees_its_slot(our_server):
     reader = subprocess.Popen([sys.executable, "-c", CLIENT, url, HEADERS["Authorization"], LONG],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        assert reader.stdout.readline().startswith("got")  # audio is flowing
-        assert httpx.get(f"{url}/health").json()["queue"]["admitted"] == 1
+        said = reader.stdout.readline()
+        assert said.startswith("got 200"), said  # audio is flowing
+        health = httpx.get(f"{url}/health").json()
+        assert health["queue"]["admitted"] == 1, health
         first_audio = time.monotonic() - started
         reader.send_signal(signal.SIGKILL)
         reader.wait(timeout=10)
