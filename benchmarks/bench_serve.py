@@ -121,7 +121,8 @@ def summary(wall: float, rows: list[dict]) -> dict:
     latencies = [r["latency_s"] for r in rows]
     return {"wall_s": round(wall, 2), "requests_per_s": round(len(rows) / wall, 4),
             "audio_s": round(audio, 2), "audio_s_per_s": round(audio / wall, 4),
-            "batches": batches, "latency_median_s": round(statistics.median(latencies), 2),
+            "batches": batches, "latency_min_s": round(min(latencies), 2),
+            "latency_median_s": round(statistics.median(latencies), 2),
             "latency_max_s": round(max(latencies), 2), "rows": rows}
 
 
@@ -145,7 +146,8 @@ def main(argv: list[str] | None = None) -> None:
         if checkpoint is None:
             print(f"building a {args.size} random checkpoint ...", file=sys.stderr, flush=True)
             checkpoint = build_random_checkpoint(Path(tmp) / "OmniVoice", args.size)
-        load_average = os.getloadavg()[0]
+        # Before the server starts: the load is other work on this machine.
+        machine = {**machine_info(), "cpu_flags": cpu_flags()}
         process, url, stderr = start_server(checkpoint, Path(tmp) / "data", args)
         try:
             print("serving; warming up ...", file=sys.stderr, flush=True)
@@ -156,13 +158,13 @@ def main(argv: list[str] | None = None) -> None:
             print("concurrent ...", file=sys.stderr, flush=True)
             many = summary(*concurrent(url, args.steps, seeds))
             health = httpx.get(f"{url}/health").json()
+            machine["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
         finally:
             process.terminate()
             process.wait(timeout=60)
 
     ratio = many["requests_per_s"] / one["requests_per_s"]
-    result = {"machine": {**machine_info(), "cpu_flags": cpu_flags(),
-                          "load_average_at_start": round(load_average, 2)},
+    result = {"machine": machine,
               "checkpoint": checkpoint.name if args.checkpoint else args.size,
               "device": args.device, "precision": args.precision, "steps": args.steps,
               "requests": args.requests, "serve_batch": args.batch, "model": health["model"],
@@ -170,13 +172,14 @@ def main(argv: list[str] | None = None) -> None:
     m = result["machine"]
     print(f"\n{args.requests} requests to serve, {result['checkpoint']} checkpoint, "
           f"{args.steps} steps, precision {args.precision}; {m['cpu']} ({m['cpu_flags']}), "
-          f"{m['usable_cores']} cores, load {load_average:.2f} at the start")
-    print(f"{'':12} {'wall s':>8} {'req/s':>8} {'audio s/s':>10} {'latency med/max s':>18}"
-          f"  batches")
+          f"{m['usable_cores']} cores, load average {m['loadavg_at_start'][0]} at the start, "
+          f"{m['loadavg_at_end'][0]} at the end (the server's own work counts in the latter)")
+    print(f"{'':12} {'wall s':>8} {'req/s':>8} {'audio s/s':>10} "
+          f"{'latency min/med/max s':>22}  batches")
     for name, row in (("sequential", one), ("concurrent", many)):
         print(f"{name:12} {row['wall_s']:>8.1f} {row['requests_per_s']:>8.3f} "
-              f"{row['audio_s_per_s']:>10.3f} {row['latency_median_s']:>8.1f} / "
-              f"{row['latency_max_s']:<8.1f}  {row['batches']}")
+              f"{row['audio_s_per_s']:>10.3f} {row['latency_min_s']:>8.1f} / "
+              f"{row['latency_median_s']:.1f} / {row['latency_max_s']:<6.1f}  {row['batches']}")
     print(f"concurrent / sequential throughput: {ratio:.2f}x")
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2))
