@@ -128,13 +128,14 @@ class Lexicon:
         return cls(entries)
 
 
-def load_pronunciations(extra: Path | None = None) -> Lexicon | None:
+def load_pronunciations(extra: Path | None = None, root: Path | None = None) -> Lexicon | None:
     """The dictionary a render uses: ``extra`` (a project's or ``--dictionary``), then the
-    global one in the data folder (``pronunciations.json``), if either exists."""
+    global one in the data folder (``root``, by default the app's: ``pronunciations.json``),
+    if either exists."""
     from studio.paths import data_dir
 
     lexicon = Lexicon.load(extra) if extra is not None else Lexicon()
-    common = data_dir() / GLOBAL_FILE
+    common = (root if root is not None else data_dir()) / GLOBAL_FILE
     if common.is_file():
         lexicon = lexicon + Lexicon.load(common)
     return lexicon or None

@@ -7,7 +7,8 @@ waiting one whose decoding settings are the same (up to ``batch``), and renders 
 in one ``Engine.synthesize`` call: one batch, one pass per chunk index. Each
 ticket's chunks and result go back to its own asyncio queue. A ticket whose client
 went away is skipped if it still waits; a running batch stops between two steps
-once every one of its tickets has gone. Either way its slot is free again.
+once every one of its tickets has gone. Either way its slot is free again. Each
+batch reads the data folder's pronunciation dictionary afresh, as the studio does.
 """
 
 from __future__ import annotations
@@ -180,10 +181,19 @@ class Renderer:
         from studio.engine.decode import Cancelled
 
         started = time.perf_counter()
+        try:
+            lexicon = self._lexicon()
+        except UserError as exc:  # the server's file, not the client's fault: a 500
+            log.error("%s", exc)
+            for ticket in tickets:
+                ticket.send("error", (500, "The server's pronunciation dictionary cannot be "
+                                           "used; the details are in its log file."))
+            self._release(len(tickets))
+            return
         ready, items = [], []
         for ticket in tickets:
             try:
-                items.append(self._item(ticket))
+                items.append(self._item(ticket, lexicon))
                 ready.append(ticket)
             except UserError as exc:
                 ticket.send("error", (422, str(exc)))
@@ -213,7 +223,14 @@ class Renderer:
         finally:
             self._release(len(tickets))
 
-    def _item(self, ticket: Ticket):
+    def _lexicon(self):
+        """The data folder's pronunciations.json, read for each batch as the studio reads
+        it for each render: an edit applies to the next request, no restart."""
+        from studio.engine.lexicon import load_pronunciations
+
+        return load_pronunciations(root=self.data_root)
+
+    def _item(self, ticket: Ticket, lexicon):
         from studio.engine.engine import SynthesisItem
         from studio.engine.prompt import VoicePrompt
 
@@ -238,4 +255,5 @@ class Renderer:
             prompt=prompt,
             speed=request.speed,
             seed=request.seed if request.seed is not None else voice.seed,
+            lexicon=lexicon,
         )
