@@ -296,6 +296,8 @@ class MainWindow(QMainWindow):
         job = self._controller.render_lines(request)
         self._jobs[job] = self.scriptView
         self.scriptView.set_busy(True)
+        if self._can_play and self._settings.value("audio/play_while_rendering"):
+            self.scriptView.listen(request.keys)
         self.statusBarWidget.show_message(f"Rendering {len(request.lines)} line"
                                           f"{'s' if len(request.lines) != 1 else ''} …")
 

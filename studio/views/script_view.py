@@ -3,8 +3,9 @@
 The view owns the open Project (every edit one undoable, committed transaction); the
 worker renders lines (a LinesRequest) and saves each as a take, and the view chooses it
 for its line as it arrives. Playback mixes the chosen takes with their pauses, and the
-row of the line being heard follows the playhead. Export writes the mix, per-speaker
-stems, an SRT and a cue sheet.
+row of the line being heard follows the playhead; with Settings' Play as it renders,
+a render's lines play in script order as they arrive (ScriptListener). Export writes the
+mix, per-speaker stems, an SRT and a cue sheet.
 
 Keyboard: Enter adds a line after the current one (same speaker) and edits it; F2
 edits; Ctrl+Enter renders the selected lines; Alt+1..9 gives them speaker 1..9;
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.engine.errors import UserError
+from studio.views.script_live import ScriptListener
 from studio.views.script_lines_model import (
     LENGTH,
     NUMBER,
@@ -103,6 +105,7 @@ class ScriptView(ReadsVoices, QWidget):
         self._busy = False
         self._in_flight: dict[int, str] = {}  # line id -> "queued" / "rendering"
         self._spans: list[tuple[int, float, float]] = []  # (line id, start, end) of the mix
+        self._listener = ScriptListener(player) if player is not None else None
         self._build()
         self._connect()
         self._refresh()
@@ -424,6 +427,8 @@ class ScriptView(ReadsVoices, QWidget):
 
     def close_project(self) -> None:
         if self.project is not None:
+            if self._listener is not None:
+                self._listener.abort()
             self._stop_mine()
             self.project.close()
             self.project = None
@@ -788,6 +793,8 @@ class ScriptView(ReadsVoices, QWidget):
             self.progress.setFormat("Starting …")
         else:
             self._in_flight.clear()
+            if self._listener is not None:
+                self._listener.finish()
         self._refresh()
 
     def on_progress(self, step: int, steps: int, done: int, total: int) -> None:
@@ -799,16 +806,40 @@ class ScriptView(ReadsVoices, QWidget):
             self._in_flight[rendering[0]] = "rendering"
             self.model.reload(self._rows())
 
-    def on_line(self, done) -> None:
-        """A line rendered (LineDone): its take becomes the line's choice."""
-        self._in_flight.pop(done.key, None)
-        if self.project is not None and done.take.take_id is not None:
+    def listen(self, keys) -> None:
+        """Play the lines just asked for (their keys) in script order as they arrive."""
+        if self._listener is None or self.project is None:
+            return
+        pauses = {}
+        for key in keys:
             try:
-                self.project.line(done.key)
+                pauses[key] = self.project.line(key).pause_after
             except UserError:
-                return  # deleted while it rendered
+                continue  # deleted since it was asked for
+        self._listener.start(self._key(), [k for k in keys if k in pauses], pauses,
+                             exists=self._exists)
+        self._spans = self._listener.spans
+
+    def on_line(self, done) -> None:
+        """A line rendered (LineDone): its take becomes the line's choice, and it plays
+        when the lines before it have (while listening)."""
+        self._in_flight.pop(done.key, None)
+        exists = self.project is not None and self._exists(done.key)
+        if self._listener is not None:
+            self._listener.line_done(done.key, done.take.audio if exists else None,
+                                     done.take.sample_rate)
+        if not exists:
+            return  # deleted while it rendered
+        if done.take.take_id is not None:
             self.project.choose_take(done.key, done.take.take_id)
         self._refresh()
+
+    def _exists(self, line_id: int) -> bool:
+        try:
+            self.project.line(line_id)
+            return True
+        except UserError:
+            return False
 
     def on_lines_finished(self, result) -> None:
         text = (f"Rendered {result.rendered} line{'s' if result.rendered != 1 else ''} "
@@ -824,7 +855,9 @@ class ScriptView(ReadsVoices, QWidget):
         self.message.emit("Cancelled; the lines rendered before it keep their takes.")
 
     def stop_live(self) -> None:
-        """Cancel: nothing plays live from a lines job."""
+        """Cancel: the lines playing as they render stop now."""
+        if self._listener is not None:
+            self._listener.abort()
 
     # ------------------------------------------------------------------ playing
     def _key(self):
@@ -839,6 +872,9 @@ class ScriptView(ReadsVoices, QWidget):
             return
         if self._mine() and self._player.state() == "playing":
             self._player.pause()
+            return
+        if self._mine() and self._player.streaming():
+            self._player.play()  # a render's lines, paused: carry on where they were
             return
         from studio.scripts.export import project_mix
 

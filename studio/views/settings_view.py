@@ -501,8 +501,9 @@ class SettingsView(QWidget):
         self.streamCheck.toggled.connect(lambda on: self._write("audio/play_while_rendering", on))
         self._add(form, "audio/play_while_rendering", self.streamCheck,
                   "Start playing the first take when its first sentence is rendered, "
-                  "while the rest renders",
-                  hint="Generate plays from the first chunk on; the take is saved as always.")
+                  "and a script when its first line is, while the rest renders",
+                  hint="Generate plays from the first chunk on, a script's render from its "
+                       "first line; the takes are saved as always.")
 
         from studio.paths import data_dir
 

@@ -211,6 +211,8 @@ class Driver(QObject):
             if self.first_sound is None:
                 self.first_sound = {name: bar.format() for name in ("cloneForm", "designForm")
                                     for bar in [find(f"{name}/progressBar")]}
+                script = find("scriptProgress")  # a script's render: what it had reached
+                self.first_sound["script"] = script.format() if script.isVisible() else ""
             if self._shoot_at_sound:
                 path, self._shoot_at_sound = self._shoot_at_sound, None
                 # Once the chunk that started the sound is laid out and painted (on an X

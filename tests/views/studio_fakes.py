@@ -221,6 +221,7 @@ class FakePlayer(QObject):
     def begin_stream(self, sample_rate, key=None, *, gain=1.0) -> None:
         self.calls.append(("begin_stream", key))
         self._key, self._duration, self._position, self._rate = key, 0.0, 0.0, sample_rate
+        self._gain = gain
         self.streamed, self._open_end = [], True
         self._set("stopped")
         self.loaded.emit(key)
