@@ -39,7 +39,6 @@ from PySide6.QtWidgets import (
 )
 
 from studio.engine.errors import UserError
-from studio.views.script_live import ScriptListener
 from studio.views.script_lines_model import (
     LENGTH,
     NUMBER,
@@ -49,6 +48,7 @@ from studio.views.script_lines_model import (
     LineRow,
     ScriptLinesModel,
 )
+from studio.views.script_live import ScriptListener
 from studio.views.voices_model import ReadsVoices
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label

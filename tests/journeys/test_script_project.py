@@ -57,6 +57,13 @@ def test_import_a_dialogue_render_rerender_export_and_reopen(launch, tmp_path, s
                       "the render to end")
     assert set(_statuses(studio)) <= RENDERED, _statuses(studio)
     assert studio.get("takesList")["count"] == 4, "each line's take is in the take library"
+    # Play as it renders (on by default): the lines were heard before the render ended.
+    player = studio.request("player")
+    assert "playing" in player["states"], player
+    said = studio.request("first_sound")["first_sound"]["script"]
+    assert said.startswith("Line ") and said.endswith(tuple("0123456789")), \
+        f"sound started when the script's progress said {said!r}"
+    assert player["duration"] > 1.0, "all four lines and their pauses were streamed"
     lengths = [row[4] for row in studio.get("scriptLines")["cells"]]
     assert all(length.endswith(" s") for length in lengths), lengths
 
