@@ -3,7 +3,7 @@ each followed by its pause, as their batches end.
 
 Lines render batched by voice, so they do not end in script order: a line that is ready
 waits until every line before it has played, and where the next line's batch has not
-ended yet the player runs dry and says so (buffering). The stream is one clip under the
+ended yet the playback waits on silence. The stream is one clip under the
 script's player key, so the Script view's playhead (its spans) follows it as it follows
 the mix; its loudness is set once, from the first line, to the mix's target.
 """
@@ -38,9 +38,6 @@ class ScriptListener:
         self._exists = exists or (lambda _line: True)
         self._ready, self._next, self._rate, self._frames = {}, 0, 0, 0
         self.spans = []
-
-    def listening(self) -> bool:
-        return self._key is not None
 
     def holds(self) -> bool:
         """The player is playing (or paused in) this job's stream."""
