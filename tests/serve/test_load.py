@@ -69,9 +69,8 @@ import sys, httpx
 with httpx.stream("POST", sys.argv[1] + "/v1/audio/speech", headers={"Authorization": sys.argv[2]},
                   json={"input": sys.argv[3], "steps": 64, "stream": True, "response_format": "pcm"},
                   timeout=120) as response:
-    for part in response.iter_bytes():
-        print("got", response.status_code, len(part), flush=True)
-        break
+    parts = response.iter_bytes()  # held: a dropped iterator closes the connection
+    print("got", response.status_code, len(next(parts)), flush=True)
     sys.stdin.readline()  # held open until killed
 """
 
