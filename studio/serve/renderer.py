@@ -197,6 +197,10 @@ class Renderer:
                 ready.append(ticket)
             except UserError as exc:
                 ticket.send("error", (422, str(exc)))
+            except Exception:  # a bug must not end this thread: every later request would hang
+                log.exception("a request's voice could not be prepared")
+                ticket.send("error", (500, "The server failed to prepare this request's voice; "
+                                           "the details are in its log file."))
         cancel = threading.Event()
         for ticket in ready:
             ticket.batch, ticket.batch_cancel = ready, cancel
