@@ -34,3 +34,18 @@ def test_table_has_one_row_per_mode_and_batch(gpu_check):
     assert len(table) == 4 and table[0].startswith("| mode | batch | seconds | RTF")
     assert "| reference | 1 | 1.500 | 0.1500 | 1.00 | 1.0000 | 3.20 | 0.40 | - |" == table[2]
     assert table[3].endswith("| flashinfer: no CUDA GPU, rendered on the standard path |")
+
+
+def test_our_request_is_the_reference_s_work_token_for_token(gpu_check, tiny_checkpoint, engine):
+    """The check's two calls render the same tokens (here on the CPU, fp32): speed-ups
+    compare equal work, and agreement on the GPU has something to measure."""
+    import omnivoice
+    import torch
+
+    reference = omnivoice.OmniVoice.from_pretrained(str(tiny_checkpoint), dtype=torch.float32,
+                                                    device_map="cpu").eval()
+    theirs, _ = gpu_check.reference_call(reference, 2, 4, engine.sample_rate)
+    for mode in ("padded", "packed"):
+        items, options = gpu_check.our_request(2, 4, mode)
+        ours = [r.tokens for r in engine.synthesize(items, options)]
+        assert gpu_check.agreement(ours, theirs) == 1.0, mode
