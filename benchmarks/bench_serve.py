@@ -74,8 +74,10 @@ def start_server(checkpoint: Path, data: Path, args) -> tuple[subprocess.Popen, 
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 600  # a full-size checkpoint loads in well under this
     while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"serve exited: {stderr.read_text()[-2000:]}")
+        if process.poll() is not None:  # the data folder goes with this run: say its log here
+            log = data / "omnivoice-desktop.log"
+            details = log.read_text()[-3000:] if log.is_file() else ""
+            raise SystemExit(f"serve exited: {stderr.read_text()[-2000:]}\n{details}")
         try:
             if httpx.get(f"{url}/health", timeout=2).status_code == 200:
                 return process, url, stderr
