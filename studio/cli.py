@@ -87,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"))
     synth.add_argument("--decode", default="auto", choices=("auto", "padded", "packed"),
                        help="packed: one row, no padding; padded: the reference-equal layout; "
-                            "auto (default): the faster one on this device (packed)")
+                            "auto (default): the faster one measured on this device (packed on the CPU, "
+                            "padded on CUDA)")
     synth.add_argument("--accel", default="off", choices=ACCEL_CHOICES, help="acceleration path")
     synth.add_argument("--out", type=Path, required=True,
                        help="output audio file (.wav, .flac or .ogg), or - for standard output")

@@ -56,12 +56,14 @@ class GenerationOptions:
 def resolve_decode_mode(mode: str, device) -> str:
     """The layout ``mode`` means on ``device`` (a torch.device or its type name).
 
-    Packed is faster on the CPU (1.31x in fp32, 1.23x in bf16 at full size, see
-    docs/performance.md) and does strictly less work everywhere: no padding
-    columns, no S x S mask, heads on targets only. So auto means packed on every
-    device until a measurement shows otherwise; on CUDA that measurement is the
-    GPU check (benchmarks/gpu_check.sh).
+    Auto is whichever measured faster there (docs/performance.md). On the CPU,
+    packed: it does strictly less work (no padding columns, no S x S mask, heads on
+    targets only) and ran 1.31x faster in fp32, 1.23x in bf16 at full size. On CUDA,
+    padded: on an H200 in bf16 (benchmarks/gpu_check.sh) it matched packed at batch 1
+    and ran 1.58x faster at batch 4 (why packed loses there is not measured yet),
+    and it gave the reference's tokens. The FlashInfer runners always use packed.
     """
     if mode == "auto":
-        return "packed"
+        kind = device.type if hasattr(device, "type") else str(device).split(":")[0]
+        return "padded" if kind == "cuda" else "packed"
     return mode

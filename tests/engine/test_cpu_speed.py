@@ -107,10 +107,14 @@ def test_cli_json_reports_precision_reason_and_packed_default(tiny_checkpoint, t
 # ------------------------------------------------------------------ decode mode auto
 
 
-def test_decode_mode_defaults_to_auto_which_is_packed():
+def test_decode_mode_defaults_to_auto_which_is_packed_on_cpu_and_padded_on_cuda():
     assert GenerationOptions().decode_mode == "auto"
     assert resolve_decode_mode("auto", CPU) == "packed"
     assert resolve_decode_mode("padded", CPU) == "padded"
+    # The H200 measurement (docs/performance.md, GPU check): padded on CUDA.
+    assert resolve_decode_mode("auto", torch.device("cuda", 0)) == "padded"
+    assert resolve_decode_mode("auto", "cuda:1") == "padded"
+    assert resolve_decode_mode("packed", "cuda") == "packed"
 
 
 def test_default_options_run_the_packed_path(engine, monkeypatch):
