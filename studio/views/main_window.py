@@ -278,8 +278,13 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ intents -> controller
     def load_model(self) -> None:
-        """Load (or reload) the model the settings describe, on the worker thread."""
+        """Load (or reload) the model the settings describe, on the worker thread; while
+        Generate renders on a speech server, only when a job needs it there."""
         request = load_request(self._settings, self._model_override)
+        if backend_config(self._settings) is not None:
+            self.statusBarWidget.set_model_deferred(request.source)
+            self._controller.defer_model(request)
+            return
         self.statusBarWidget.set_model_loading(f"Loading {request.source} …")
         self._controller.load_model(request)
 

@@ -31,6 +31,7 @@ ERROR_STYLE = "QLabel { color: #b71c1c; font-weight: 600; }"
 INFO_STYLE = ""
 MODEL_STYLES = {
     "none": "QLabel { color: palette(placeholder-text); }",
+    "deferred": "QLabel { color: palette(placeholder-text); }",
     "loading": "QLabel { color: #7a5200; }",
     "ready": "QLabel { color: #1e6b2a; }",
     "failed": "QLabel { color: #b71c1c; font-weight: 600; }",
@@ -157,6 +158,14 @@ class StatusBar(QStatusBar):
         self.deviceLabel.setToolTip(f"The model runs on {info.device} in {info.precision}{why}.")
         self.deviceLabel.show()
 
+    def set_model_deferred(self, source: str) -> None:
+        self._model_state("deferred", "Local model: not loaded",
+                          f"Generate renders on the speech server, so {short_source(source)} "
+                          "is not loaded here; it loads when something needs it here: "
+                          "transcribing a clip, saving a voice, or Backend back to This "
+                          "computer.")
+        self.deviceLabel.hide()
+
     def set_model_failed(self, reason: str) -> None:
         self._model_state("failed", "Model failed", reason)
         self.show_error(reason)
@@ -179,7 +188,7 @@ class StatusBar(QStatusBar):
         host = url.split("://", 1)[-1].rstrip("/")
         self.backendLabel.setText(f"Remote: {host}")
         self.backendLabel.setToolTip(f"Generate renders on the speech server at {url} "
-                                     "(Settings → Backend); the local model still transcribes.")
+                                     "(Settings → Backend); clips are transcribed here.")
         self.backendLabel.show()
 
     def set_first_audio(self, seconds: float) -> None:

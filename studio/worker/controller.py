@@ -41,6 +41,7 @@ class WorkerThread(QThread):
 class WorkerController(QObject):
     # Private hops onto the worker thread (queued connections to its slots).
     _load = Signal(object)
+    _defer = Signal(object)
     _render = Signal(int, object, object)
     _render_lines = Signal(int, object, object)
     _transcribe = Signal(int, object)
@@ -77,6 +78,7 @@ class WorkerController(QObject):
         self.thread.setObjectName("inference-worker")
         self.worker.moveToThread(self.thread)
         self._load.connect(self.worker.load_model)
+        self._defer.connect(self.worker.defer_model)
         self._render.connect(self.worker.render)
         self._render_lines.connect(self.worker.render_lines)
         self._transcribe.connect(self.worker.transcribe)
@@ -119,6 +121,10 @@ class WorkerController(QObject):
 
     def load_model(self, request: LoadRequest) -> None:
         self._load.emit(request)
+
+    def defer_model(self, request: LoadRequest) -> None:
+        """Renders go to a speech server: load the model only when a job needs it."""
+        self._defer.emit(request)
 
     def set_accel(self, requested: str) -> None:
         self._set_accel.emit(requested)

@@ -99,6 +99,9 @@ class InferenceWorker(QObject):
         self._purged = False  # deleted takes of earlier sessions go once, at the first load
         self._remote = None  # RemoteRenderer while Settings → Backend is Remote
         self._remote_problem: str | None = None  # why the Remote settings cannot be used
+        # The load put off while renders go to a speech server (defer_model); a job
+        # that needs the local model loads it then (_need_model).
+        self._deferred: LoadRequest | None = None
 
     # ---------------------------------------------------------------- model
 
@@ -114,17 +117,38 @@ class InferenceWorker(QObject):
             self.model_failed.emit(INTERNAL_ERROR)
         self._send_availability()
 
+    @Slot(object)
+    def defer_model(self, request: LoadRequest) -> None:
+        """Start (or re-set) a session whose renders go to a speech server without the
+        local model: a laptop that renders elsewhere should not spend minutes and
+        gigabytes on it. The session's own start-up runs now; the model loads when a
+        job needs it (a clip to transcribe, a voice to save, Backend back to This
+        computer). A model already loaded goes: the settings changed under it."""
+        self._begin(request)
+        self._drop_model()
+        self._deferred = request
+        self._send_availability()  # Settings' acceleration list is filled in either way
+
+    def _need_model(self) -> None:
+        """Load the put-off model now, for a job that needs it here."""
+        if self.engine is None and self._deferred is not None:
+            self.load_model(self._deferred)
+
+    def _begin(self, request: LoadRequest) -> None:
+        """What a load request sets besides the model; it applies even when no model loads."""
+        self.asr_check = request.asr_check
+        self.keeper.asr_problem = None  # a new ASR model setting gets a fresh try
+        self._prune_on_start(request.retention_days)
+
     def _load_model(self, request: LoadRequest) -> None:
         from studio.engine.prompt_cache import PromptCache
         from studio.engine.prompts import PromptSource
         from studio.library.voices import saved_voice_cache_keys
         from studio.paths import data_dir
 
+        self._deferred = None
         self.model_loading.emit(f"Loading {request.source} …")
-        # Take settings apply even when the model then fails to load.
-        self.asr_check = request.asr_check
-        self.keeper.asr_problem = None  # a new ASR model setting gets a fresh try
-        self._prune_on_start(request.retention_days)
+        self._begin(request)
         # The old model goes before the new one loads: never two models in memory.
         # From here a failed load leaves the studio without a model (model_failed says so).
         self._drop_model()
@@ -274,10 +298,11 @@ class InferenceWorker(QObject):
             self.cancelled.emit(job)
         elif self._remote is not None or self._remote_problem is not None:
             remote(job, request, cancel)
-        elif self.engine is None:
-            self.failed.emit(job, NOT_LOADED)
         else:
-            return True
+            self._need_model()
+            if self.engine is not None:
+                return True
+            self.failed.emit(job, NOT_LOADED)
         return False
 
     def _finish(self, job, request, renders, started, sha, voice, warnings, result,
@@ -306,6 +331,7 @@ class InferenceWorker(QObject):
             self._remote.close()
         self._remote, self._remote_problem = None, None
         if config is None:
+            self._need_model()  # rendering here again: as at start-up, the model loads now
             return
         from studio.worker.remote import RemoteRenderer
 
@@ -359,8 +385,16 @@ class InferenceWorker(QObject):
             raise UserError(self._remote_problem)
         saved = self._saved_voice(request.voice_id)
         clip = self.voice_library().clip_path(saved.id) if saved is not None else None
-        transcribe = self.prompts.transcribe_file if self.prompts is not None else None
-        return self._remote, saved, voice_of(request, saved, clip, transcribe)
+        here = self.prompts is not None or self._deferred is not None
+        return self._remote, saved, voice_of(request, saved, clip,
+                                             self._transcribe_here if here else None)
+
+    def _transcribe_here(self, path: Path) -> str:
+        """A clip's transcript from the local ASR, loading the put-off model first."""
+        self._need_model()
+        if self.prompts is None:  # the load failed: model_failed has said why
+            raise UserError(NOT_LOADED)
+        return self.prompts.transcribe_file(path)
 
     @staticmethod
     def _remote_run(remote, renders, seconds: float):
@@ -531,6 +565,7 @@ class InferenceWorker(QObject):
 
     @Slot(int, object)
     def transcribe(self, job: int, reference: Path) -> None:
+        self._need_model()
         if self.engine is None:
             self.failed.emit(job, "The model is not loaded yet; wait for it before transcribing.")
             return
@@ -596,6 +631,7 @@ class InferenceWorker(QObject):
         from studio.library import fields
         from studio.library.clips import check_voice_clip
 
+        self._need_model()
         if self.engine is None:
             self.failed.emit(job, "The model is not loaded yet; wait for it before saving a voice.")
             return

@@ -71,14 +71,18 @@ def test_the_studio_renders_on_a_speech_server(launch, screenshot, server):
     screenshot(studio, "remote-take")
     assert studio.close() == 0
 
-    studio = launch()  # the backend is a setting: it stays
-    studio.wait_model_loaded()
+    studio = launch()  # the backend is a setting: it stays, and no local model loads
+    studio.wait_until(lambda: studio.text("modelState") == "Local model: not loaded", 30,
+                      "the status bar saying the local model waits")
     assert studio.text("backendLabel") == f"Remote: {host}"
+    assert not studio.get("deviceLabel")["visible"]
     design_generate(studio, "Still on the server.")
     wait_takes(studio, 2)
     assert f"remote {host}" in studio.text("takeDetail/takeInfo")
+    assert studio.text("modelState") == "Local model: not loaded"  # the server rendered it
     _settings(studio)
     studio.choose("settingsView/backendCombo", "This computer")
+    studio.wait_model_loaded()  # rendering here again: the model loads now
     design_generate(studio, "Back on this computer.")
     wait_takes(studio, 3)
     info = studio.text("takeDetail/takeInfo")
