@@ -68,6 +68,33 @@ def test_flashinfer_applies_and_renders_the_standard_tokens(engine, kernels, sta
     assert engine.layers is None
 
 
+
+@pytest.mark.parametrize("mode", ["flashinfer", "flashinfer-graph"])
+def test_flashinfer_runs_its_kernels_at_prepare_as_a_loading_stage(engine, kernels, standard, mode):
+    """FlashInfer compiles its kernels at their first use (minutes, the first time on a
+    machine): prepare() runs them once, said as a stage, so no render seems to hang."""
+    stages = []
+    acc = Accelerator(mode, platform=FakeCudaPlatform(), on_stage=stages.append)
+    try:
+        report = acc.prepare(engine)
+        assert report.active == mode and kernels.runs > 0  # before any render
+        assert stages == ["preparing FlashInfer's kernels (minutes the first time on this "
+                          "machine) …", "FlashInfer ready"]
+        assert not acc.runner.graphs and acc.platform.captures == 0  # no graph for the dummy
+        assert_standard(acc.run(render(engine)), standard)
+    finally:
+        acc.release()
+
+
+def test_a_kernel_failure_in_the_warm_up_is_named_and_latched(engine, kernels, standard):
+    kernels.fail = RuntimeError("CUDA error: no kernel image is available for execution")
+    acc, report = prepared(engine)
+    assert report.reason == "flashinfer: kernel failed at run time (RuntimeError)" + TAIL
+    assert report.codes == ("kernel_failed",) and engine.layers is None
+    kernels.fail = None
+    assert_standard(acc.run(render(engine)), standard)
+    assert acc.prepare(engine).codes == ("kernel_failed",)  # latched: not tried again
+
 @pytest.mark.parametrize("platform, text", [
     (dict(packages=()), "flashinfer: package not installed"),
     (dict(capability=None), "flashinfer: no CUDA GPU"),

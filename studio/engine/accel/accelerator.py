@@ -125,11 +125,17 @@ class Accelerator:
         if problems:
             return self._set("off", problems)
         runner = None
+        during = "apply"
         try:
             runner = self._make_runner(mode, engine)
             runner.apply()
+            # The first run, now, as a loading stage: compile's is its compilation (so a
+            # failure is a setup failure); FlashInfer's runs its kernels, compiled at
+            # first use on a machine (minutes), so a failure there is a kernel failure.
+            during = "apply" if mode == "compile" else "run"
+            runner.warm_up()
         except Exception as exc:
-            reason = classify(exc, during="apply")
+            reason = classify(exc, during=during)
             log.warning("%s could not be applied:\n%s", mode, _let_go(exc))
         else:
             self._runner = runner
@@ -164,7 +170,7 @@ class Accelerator:
         from studio.engine.accel.flashinfer_runner import FlashInferRunner, load_flashinfer
 
         return FlashInferRunner(engine.net, load_flashinfer(self.platform), self.platform,
-                                graph=mode == "flashinfer-graph")
+                                graph=mode == "flashinfer-graph", on_stage=self.on_stage)
 
     def release(self) -> None:
         """Undo the applied mode, if any (before a reload, a mode change or shutdown).

@@ -61,7 +61,6 @@ class CompileRunner:
 
         self._dense = dense
         self.applied = True
-        self.warm_up()
 
     def unapply(self) -> None:
         self._dense = None

@@ -33,8 +33,9 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from studio.engine.decode import DecodeItem
 from studio.engine.model import OmniVoiceNet
-from studio.engine.packed import LayerStack, PackedBatch
+from studio.engine.packed import LayerStack, PackedBatch, pack
 
 WORKSPACE_BYTES = 128 * 1024 * 1024  # FlashInfer's recommended float workspace
 GRAPH_BUCKET = 256  # graph mode pads the packed length up to a multiple of this
@@ -74,8 +75,9 @@ class _Graph:
 class FlashInferRunner:
     def __init__(self, net: OmniVoiceNet, flashinfer, platform, graph: bool = False,
                  max_graphs: int = MAX_GRAPHS, bucket: int = GRAPH_BUCKET,
-                 workspace_bytes: int = WORKSPACE_BYTES):
+                 workspace_bytes: int = WORKSPACE_BYTES, on_stage=None):
         self.net = net
+        self.on_stage = on_stage
         self.fi = flashinfer
         self.platform = platform
         self.graph = graph
@@ -118,6 +120,26 @@ class FlashInferRunner:
             gate_up = self._fuse([mlp.gate_proj, mlp.up_proj])
             self._layers.append((layer, qkv, gate_up))
         self.applied = True
+
+    def warm_up(self) -> None:
+        """Run every kernel once on a one-item dummy layout. FlashInfer compiles its
+        kernels at first use, 81 to 172 s on an H200 the first time on a machine
+        (cached after): said as a loading stage, not a first render that seems to hang."""
+        stage = self.on_stage or (lambda _: None)
+        stage("preparing FlashInfer's kernels (minutes the first time on this machine) …")
+        spec = self.net.audio
+        batch = pack([DecodeItem(torch.full((spec.codebooks, 12), spec.mask_id), 0, 12)],
+                     spec.codebooks, self.device)
+        lengths = [length for _, length in batch.documents]
+        # An eager wrapper in graph mode too: the same kernels, and no graph captured
+        # for a layout no render has.
+        wrapper = self.wrapper or self.fi.prefill.BatchPrefillWithRaggedKVCacheWrapper(
+            self.workspace, "NHD")
+        self._plan(wrapper, lengths)
+        with torch.inference_mode():
+            hidden = self.net.embed(batch.ids, batch.audio_mask)
+            self._stack(hidden[0], batch.positions[0], self._table(max(lengths)), wrapper)
+        stage("FlashInfer ready")
 
     def _fuse(self, linears) -> torch.Tensor:
         if any(linear.bias is not None for linear in linears):
