@@ -12,6 +12,7 @@ import shutil
 import threading
 import time
 
+import httpx
 import numpy as np
 import pytest
 
@@ -236,6 +237,77 @@ def test_cancel_closes_a_request_the_server_is_still_rendering(studio, our_serve
         whole = time.perf_counter() - started
     assert s.cancelled == [1] and not s.failed and not s.takes()
     assert cancelled_after < whole / 2, (cancelled_after, whole)
+
+
+def test_a_render_s_takes_reach_the_server_together(studio, our_server):
+    """Takes: 3 sends three requests at once, so the server batches them; each take is
+    still the server's render of its own seed."""
+    s = studio()
+    result = s.render(RenderRequest(TEXT, instruct=DESIGN, seeds=(31, 32, 33), options=OPTIONS,
+                                    mode="design"))
+    assert [t.seed for t in result.takes] == [31, 32, 33]
+    runs = [t.run for t in s.takes()]
+    assert len(runs) == 3 and all(run == runs[0] for run in runs)  # one render, one run
+    assert int(runs[0].reported["x-batch-size"]) >= 2  # one at a time, every batch is 1
+    with RemoteBackend(our_server.url, API_KEY) as remote:
+        for take in result.takes:
+            direct = remote.render(RemoteRequest(text=TEXT, instruct=DESIGN, steps=STEPS,
+                                                 seed=take.seed))
+            assert np.array_equal(direct.audio, take.audio)
+
+
+def test_takes_at_once_on_omnivoice_server(studio, their_server):
+    """Another author's server takes the concurrent requests too (it queues them)."""
+    s = studio(BackendConfig(their_server.url))
+    result = s.render(RenderRequest(TEXT, instruct=DESIGN, seeds=(7, 8), options=OPTIONS,
+                                    mode="design"))
+    assert [t.seed for t in result.takes] == [7, 8] and len(s.takes()) == 2
+    assert all(np.abs(t.audio).max() > 0.01 for t in result.takes)
+    assert not np.array_equal(result.takes[0].audio, result.takes[1].audio)
+
+
+def test_one_failed_take_fails_the_render_and_stops_the_others(studio, monkeypatch):
+    from studio.engine.errors import UserError
+    from studio.worker.remote import RemoteRenderer
+
+    real, seen = RemoteRenderer.render, []
+
+    def render(self, request, voice, seed, **kw):
+        seen.append((seed, kw["cancel"]))
+        if seed == 42:
+            time.sleep(0.2)  # its siblings are on the wire by now
+            raise UserError("The server at x refused take 42.")
+        return real(self, request, voice, seed, **kw)
+
+    monkeypatch.setattr(RemoteRenderer, "render", render)
+    s = studio()
+    long_text = " ".join([TEXT] * 12)
+    started = time.perf_counter()
+    s.worker.render(1, RenderRequest(long_text, instruct=DESIGN, seeds=(41, 42, 43), mode="design",
+                                     options=GenerationOptions(decode=DecodeOptions(num_step=64))),
+                    threading.Event())
+    assert s.failed == ["The server at x refused take 42."] and not s.finished
+    assert not s.takes()  # no half of the takes kept
+    assert all(cancel.is_set() for seed, cancel in seen if seed != 41)  # the others were closed
+    assert time.perf_counter() - started < 30
+
+
+def test_cancel_closes_every_take_s_request(studio, our_server):
+    s = studio()
+    cancel = threading.Event()
+    request = RenderRequest(" ".join([TEXT] * 12), instruct=DESIGN, seeds=(1, 2, 3),
+                            mode="design",
+                            options=GenerationOptions(decode=DecodeOptions(num_step=64)))
+    threading.Timer(1.0, cancel.set).start()
+    started = time.perf_counter()
+    s.worker.render(1, request, cancel)
+    assert s.cancelled == [1] and not s.failed and not s.takes()
+    assert time.perf_counter() - started < 10
+    deadline = time.monotonic() + 10  # and the server lets all three go
+    while httpx.get(f"{our_server.url}/health").json()["queue"]["admitted"] and \
+            time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert httpx.get(f"{our_server.url}/health").json()["queue"]["admitted"] == 0
 
 
 def closed_port_url() -> str:
