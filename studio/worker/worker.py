@@ -388,7 +388,7 @@ class InferenceWorker(QObject):
         from studio.engine.decode import Cancelled
 
         stop = threading.Event()  # the helpers' cancel: the user's, or a failed sibling's
-        with ThreadPoolExecutor(max(1, min(len(seeds) - 1, MAX_REMOTE_TAKES)),
+        with ThreadPoolExecutor(max(1, min(len(seeds), MAX_REMOTE_TAKES) - 1),
                                 thread_name_prefix="remote-take") as pool:
             others = [pool.submit(take, seed, stop) for seed in seeds[1:]]
             try:
