@@ -381,40 +381,55 @@ class InferenceWorker(QObject):
         """Every take of one render at once: a server batches requests that arrive
         together (our serve rendered 7 in about the time of one on an H200). The first
         take renders on this thread, streamed to ``pieces`` when given, the others on
-        helper threads. A cancel or a failure closes every request; the first failure
-        is what the user reads."""
-        from concurrent.futures import ThreadPoolExecutor, wait
+        helper threads. The user's cancel or any take's failure closes every request;
+        the first failure is what the user reads."""
+        from concurrent.futures import ThreadPoolExecutor
 
         from studio.engine.decode import Cancelled
 
-        stop = threading.Event()  # the helpers' cancel: the user's, or a failed sibling's
+        stop = threading.Event()  # every take's cancel: the user's, or a failed sibling's
+        done = threading.Event()
+        failures: list[Exception] = []  # the helpers', in the order they came
+
+        def watch(future) -> None:
+            exc = future.exception()
+            if exc is not None and not isinstance(exc, Cancelled):
+                failures.append(exc)
+                stop.set()
+
+        def link() -> None:  # the user's cancel, passed on to every take
+            while not done.wait(0.1):
+                if cancel.is_set():
+                    stop.set()
+                    return
+
+        def first_failure(exc: BaseException) -> BaseException:
+            return failures[0] if failures else exc
+
         with ThreadPoolExecutor(max(1, min(len(seeds), MAX_REMOTE_TAKES) - 1),
                                 thread_name_prefix="remote-take") as pool:
             others = [pool.submit(take, seed, stop) for seed in seeds[1:]]
+            for future in others:
+                future.add_done_callback(watch)
+            threading.Thread(target=link, name="remote-takes-cancel", daemon=True).start()
             try:
-                renders = [take(seeds[0], cancel, pieces and pieces.add)]
+                try:
+                    renders = [take(seeds[0], stop, pieces and pieces.add)]
+                except Cancelled as exc:  # by the user, or because a sibling failed
+                    raise first_failure(exc) from None
                 if pieces is not None:
                     pieces.end()
                 self.progress.emit(job, 1, len(seeds), 0, 1)
-                failure = None
                 for future in others:
-                    while not wait([future], timeout=0.1).done:
-                        if cancel.is_set():  # the user's cancel reaches the helpers too
-                            stop.set()
                     try:
                         renders.append(future.result())
-                    except Cancelled:
-                        if failure is None:  # cancelled by the user, not by a sibling
-                            raise
                     except Exception as exc:
-                        failure = failure or exc
-                        stop.set()
+                        raise first_failure(exc) from None
                     self.progress.emit(job, len(renders), len(seeds), 0, 1)
-                if failure is not None:
-                    raise failure
                 return renders
             finally:
-                stop.set()  # however this ends, no helper goes on rendering
+                stop.set()  # however this ends, no take goes on rendering
+                done.set()
 
     def _remote_voice(self, request):
         """(renderer, the saved voice or None, the voice as the server gets it)."""

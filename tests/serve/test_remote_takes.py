@@ -239,19 +239,30 @@ def test_cancel_closes_a_request_the_server_is_still_rendering(studio, our_serve
     assert cancelled_after < whole / 2, (cancelled_after, whole)
 
 
-def test_a_render_s_takes_reach_the_server_together(studio, our_server):
+def test_a_render_s_takes_reach_the_server_together(studio, our_server, monkeypatch):
     """Takes: 3 sends three requests at once, so the server batches them; each take is
     still the server's render of its own seed."""
+    from studio.worker.remote import RemoteRenderer
+
+    real, batch_sizes = RemoteRenderer.render, []
+
+    def render(self, *args, **kwargs):  # what the server said of each take's batch
+        result = real(self, *args, **kwargs)
+        batch_sizes.append(int(result.reported["x-batch-size"]))
+        return result
+
+    monkeypatch.setattr(RemoteRenderer, "render", render)
     s = studio()
-    result = s.render(RenderRequest(TEXT, instruct=DESIGN, seeds=(31, 32, 33), options=OPTIONS,
-                                    mode="design"))
-    assert [t.seed for t in result.takes] == [31, 32, 33]
-    runs = [t.run for t in s.takes()]
-    assert len(runs) == 3 and all(run == runs[0] for run in runs)  # one render, one run
-    assert int(runs[0].reported["x-batch-size"]) >= 2  # one at a time, every batch is 1
+    steps = 24  # a first request renders long enough for the other two to arrive meanwhile
+    result = s.render(RenderRequest(TEXT, instruct=DESIGN, seeds=(31, 32, 33), mode="design",
+                                    options=GenerationOptions(decode=DecodeOptions(num_step=steps))))
+    assert [t.seed for t in result.takes] == [31, 32, 33] and len(s.takes()) == 3
+    # One at a time, every batch is 1; at once, the server's idle worker takes the first
+    # to arrive and the two that arrive during its render share the next batch.
+    assert max(batch_sizes) >= 2, batch_sizes
     with RemoteBackend(our_server.url, API_KEY) as remote:
         for take in result.takes:
-            direct = remote.render(RemoteRequest(text=TEXT, instruct=DESIGN, steps=STEPS,
+            direct = remote.render(RemoteRequest(text=TEXT, instruct=DESIGN, steps=steps,
                                                  seed=take.seed))
             assert np.array_equal(direct.audio, take.audio)
 
@@ -286,10 +297,13 @@ def test_one_failed_take_fails_the_render_and_stops_the_others(studio, monkeypat
     s.worker.render(1, RenderRequest(long_text, instruct=DESIGN, seeds=(41, 42, 43), mode="design",
                                      options=GenerationOptions(decode=DecodeOptions(num_step=64))),
                     threading.Event())
+    failed_after = time.perf_counter() - started
     assert s.failed == ["The server at x refused take 42."] and not s.finished
     assert not s.takes()  # no half of the takes kept
-    assert all(cancel.is_set() for seed, cancel in seen if seed != 41)  # the others were closed
-    assert time.perf_counter() - started < 30
+    assert sorted(seed for seed, _ in seen) == [41, 42, 43]
+    # The other two were closed when 42 failed, not rendered to their end (64 steps of a
+    # long text: far longer than this).
+    assert failed_after < 5, failed_after
 
 
 def test_cancel_closes_every_take_s_request(studio, our_server):
