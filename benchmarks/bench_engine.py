@@ -176,7 +176,14 @@ def text_for(engine, frames_wanted: int, prompt) -> tuple[str, int]:
 
 
 def run_reference(model, **kwargs):
-    """The reference's audio, plus the tokens it decoded (one list of chunks per item)."""
+    """The reference's audio of one item, plus the tokens it decoded (a list of chunks)."""
+    audios, seen = reference_tokens(model, **kwargs)
+    return audios[0], seen[0]
+
+
+def reference_tokens(model, **kwargs):
+    """The reference's ``generate(**kwargs)``: its audios, and the tokens it decoded for
+    each item (a list of chunks per item)."""
     seen = []
     original = model._decode_and_post_process
 
@@ -189,7 +196,7 @@ def run_reference(model, **kwargs):
         audios = model.generate(**kwargs)
     finally:
         del model._decode_and_post_process
-    return audios[0], seen[0]
+    return audios, seen
 
 
 def timed(fn, cpu: list | None = None):

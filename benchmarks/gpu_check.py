@@ -33,8 +33,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for path in (ROOT, ROOT / "benchmarks"):  # studio, and bench_engine beside this file
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
 
 MODES = ("reference", "padded", "packed", "flashinfer", "flashinfer-graph")
 BATCHES = (1, 4)
@@ -120,19 +121,11 @@ def agreement(ours, reference) -> float | None:
 def reference_call(reference, batch: int, steps: int, sample_rate: int):
     """The reference's ``generate`` on the first ``batch`` texts: the tokens it decodes
     (per item, a list of chunks) and the seconds of audio it returns."""
-    seen = []
-    original = reference._decode_and_post_process
+    from bench_engine import reference_tokens
 
-    def spy(tokens, rms, config):
-        seen.append([t.cpu() for t in tokens] if isinstance(tokens, list) else [tokens.cpu()])
-        return original(tokens, rms, config)
-
-    reference._decode_and_post_process = spy
-    try:
-        audios = reference.generate(text=list(TEXTS[:batch]), language=[LANGUAGE] * batch,
-                                    instruct=[INSTRUCT] * batch, num_step=steps, **GREEDY)
-    finally:
-        del reference._decode_and_post_process
+    audios, seen = reference_tokens(reference, text=list(TEXTS[:batch]),
+                                    language=[LANGUAGE] * batch, instruct=[INSTRUCT] * batch,
+                                    num_step=steps, **GREEDY)
     return seen, sum(a.shape[-1] for a in audios) / sample_rate
 
 
