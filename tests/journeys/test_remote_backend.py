@@ -76,15 +76,19 @@ def test_the_studio_renders_on_a_speech_server(launch, screenshot, server):
                       "the status bar saying the local model waits")
     assert studio.text("backendLabel") == f"Remote: {host}"
     assert not studio.get("deviceLabel")["visible"]
-    design_generate(studio, "Still on the server.")
-    wait_takes(studio, 2)
+    design_generate(studio, "Still on the server.", takes=3)  # sent at once, one render
+    wait_takes(studio, 4)
     assert f"remote {host}" in studio.text("takeDetail/takeInfo")
     assert studio.text("modelState") == "Local model: not loaded"  # the server rendered it
+    with TakeLibrary(studio.data, read_only=True) as library:
+        three = [t for t in library.list() if t.settings.text == "Still on the server."]
+    assert len(three) == 3 and len({t.settings.seed for t in three}) == 3
+    assert all(t.run.backend == server for t in three) and len({t.batch for t in three}) == 1
     _settings(studio)
     studio.choose("settingsView/backendCombo", "This computer")
     studio.wait_model_loaded()  # rendering here again: the model loads now
     design_generate(studio, "Back on this computer.")
-    wait_takes(studio, 3)
+    wait_takes(studio, 5)
     info = studio.text("takeDetail/takeInfo")
     assert "remote" not in info and "cpu" in info, info
     assert not studio.get("backendLabel")["visible"]
