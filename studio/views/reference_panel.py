@@ -32,6 +32,7 @@ from studio.audio.backend import AudioStatus
 from studio.engine.audio import read_audio, write_audio_atomic
 from studio.engine.errors import UserError
 from studio.paths import data_dir
+from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.level_meter import LevelMeter
 from studio.views.widgets.waveform import SWEET_SPOT_S, WaveformView
@@ -119,6 +120,7 @@ class ReferencePanel(QWidget):
         self._rate = 0
         self._transcribing = False
         self._path_text = ""  # the path last read, as typed
+        self.undoStack = UndoStack(self)  # the window's, once it has one
         self._can_play = False
         self._play_reason: str | None = None
         self._can_record = False
@@ -300,8 +302,13 @@ class ReferencePanel(QWidget):
     def set_reference(self, path: str | Path | None) -> bool:
         """Use the clip at ``path`` (None clears). Returns whether it could be read.
 
-        A new clip clears the transcript, which described the old one.
+        A new clip clears the transcript, which described the old one; Edit ▸ Undo gives
+        both back. A clip that cannot be read replaces nothing: the clip and transcript
+        the panel held stay, and the message names the file that failed.
         """
+        return self._undoable("Replace the reference clip", lambda: self._set_reference(path))
+
+    def _set_reference(self, path: str | Path | None) -> bool:
         previous = self._reference
         if path is None or str(path).strip() == "":
             self._path_text = ""
@@ -310,16 +317,22 @@ class ReferencePanel(QWidget):
             self.message.clear_message()
         else:
             path = Path(path).expanduser()
-            self._path_text = str(path)
-            self.refPathEdit.setText(str(path))  # kept after a failure, for the user to fix
             try:
                 audio, rate = read_audio(path)
             except UserError as exc:
-                self._use(None, None, 0)
-                self.message.show_message(str(exc))
-            else:
-                self._use(path, audio, rate)
-                self.message.clear_message()
+                if previous is None:  # nothing to keep: the typed path stays, to fix
+                    self._path_text = str(path)
+                    self.refPathEdit.setText(str(path))
+                    self.message.show_message(str(exc))
+                else:
+                    self._path_text = str(previous)
+                    self.refPathEdit.setText(str(previous))
+                    self.message.show_message(f"{exc} The clip you had is still in use.")
+                return False
+            self._path_text = str(path)
+            self.refPathEdit.setText(str(path))
+            self._use(path, audio, rate)
+            self.message.clear_message()
         if self._reference != previous:
             if previous is not None:
                 self.refTextEdit.clear()
@@ -332,12 +345,32 @@ class ReferencePanel(QWidget):
         """Show a transcript (from the Transcribe job) and end the transcribing state.
 
         ``clip`` is the file that was transcribed: when the panel holds another one by
-        now, the transcript is not used (it describes the old clip) and False returned."""
+        now, the transcript is not used (it describes the old clip) and False returned.
+        A typed transcript it replaces comes back with Edit ▸ Undo."""
         if clip is not None and Path(clip) != self._reference:
             return False
         self.set_transcribing(False)
-        self.refTextEdit.setPlainText(text)
+        self._undoable("Replace the transcript", lambda: self.refTextEdit.setPlainText(text))
         return True
+
+    def set_undo_stack(self, stack: UndoStack) -> None:
+        self.undoStack = stack
+
+    def _undoable(self, words: str, change):
+        """Run ``change``; when it replaced a clip or typed words, record it for Undo."""
+        before = (self._reference, self.refTextEdit.toPlainText())
+        result = change()
+        after = (self._reference, self.refTextEdit.toPlainText())
+        if before != after and (before[0] is not None or before[1].strip()):
+            push_edit(self.undoStack, words, lambda: self._put(after),
+                      lambda: self._put(before), done=True)
+        return result
+
+    def _put(self, state: tuple[Path | None, str]) -> None:
+        """Undo and Redo: the clip and transcript as they were."""
+        if state[0] != self._reference:
+            self._set_reference(state[0])
+        self.refTextEdit.setPlainText(state[1])
 
     def set_transcribing(self, busy: bool) -> None:
         self._transcribing = busy
@@ -617,6 +650,8 @@ class ReferencePanel(QWidget):
         path = settings.state(f"{self._prefix}/reference")
         if isinstance(path, str) and path and Path(path).is_file():
             self.set_reference(path)
+        elif path == "":  # none saved (an undo snapshot of an empty panel included)
+            self.set_reference(None)
         text = settings.state(f"{self._prefix}/ref_text")
         if isinstance(text, str):
             self.refTextEdit.setPlainText(text)

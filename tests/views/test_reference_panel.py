@@ -158,24 +158,56 @@ def test_a_valid_clip_shows_its_waveform_and_enables_play(qtbot, panel, clip):
     assert panel.note.text() == AUTO_TRANSCRIPT_NOTE
 
 
-def test_a_corrupt_file_is_one_inline_sentence_and_no_reference(qtbot, panel, clip, tmp_path):
+def test_a_corrupt_file_is_one_inline_sentence_and_replaces_nothing(qtbot, panel, clip,
+                                                                     tmp_path):
+    """Issue 25 (4): a damaged clip used to throw away the good clip and the typed
+    transcript; now it changes nothing but the message."""
     panel.set_reference(clip)
+    panel.refTextEdit.setPlainText("The words I typed.")
     broken = tmp_path / "broken.wav"
     broken.write_bytes(b"RIFF\x00\x00not really audio")
-    with qtbot.waitSignal(panel.reference_changed) as changed:
+    with qtbot.assertNotEmitted(panel.reference_changed):
         assert not panel.set_reference(broken)
-    assert changed.args == [None]
-    assert panel.reference() is None
+    assert panel.reference() == clip
+    assert panel.transcript() == "The words I typed."
+    assert panel.waveform.has_audio() and panel.transcribeButton.isEnabled()
     message = panel.message_text()
     assert message.startswith(f"The audio file {broken} is damaged")
-    assert "\n" not in message and "Traceback" not in message and message.endswith(".")
+    assert message.endswith("The clip you had is still in use.")
+    assert "\n" not in message and "Traceback" not in message
     assert not panel.message.isHidden() and panel.message.is_error()
+    assert panel.refPathEdit.text() == str(clip)
+
+
+def test_a_corrupt_file_with_no_clip_before_is_left_to_fix(qtbot, panel, tmp_path):
+    broken = tmp_path / "broken.wav"
+    broken.write_bytes(b"RIFF\x00\x00not really audio")
+    assert not panel.set_reference(broken)
+    assert panel.reference() is None
+    assert panel.message_text().startswith(f"The audio file {broken} is damaged")
     assert panel.refPathEdit.text() == str(broken)  # left for the user to fix
     assert not panel.waveform.has_audio()
     assert not panel.playButton.isEnabled() and not panel.transcribeButton.isEnabled()
 
-    panel.set_reference(clip)  # a good clip clears the complaint
-    assert panel.message_text() == "" and panel.message.isHidden()
+
+def test_replacing_a_clip_and_its_transcript_is_undone(qtbot, panel, clip, tmp_path, speech):
+    from studio.engine.audio import write_audio_atomic
+
+    other = tmp_path / "other.wav"
+    write_audio_atomic(other, speech(3.0, seed=3), 24000)
+    panel.set_reference(clip)
+    panel.refTextEdit.setPlainText("Typed for the first clip.")
+    panel.set_reference(other)  # a new clip clears the transcript
+    assert panel.reference() == other and panel.transcript() is None
+    panel.undoStack.undo()
+    assert panel.reference() == clip and panel.transcript() == "Typed for the first clip."
+    panel.undoStack.redo()
+    assert panel.reference() == other and panel.transcript() is None
+    panel.undoStack.undo()
+    assert panel.set_transcript("From the recogniser.", clip)
+    assert panel.transcript() == "From the recogniser."
+    panel.undoStack.undo()
+    assert panel.transcript() == "Typed for the first clip."
 
 
 def test_typing_a_path_reads_it_once(panel, clip, tmp_path):
