@@ -36,6 +36,7 @@ from studio.audio.loudness import gain_db, match_gains
 from studio.engine.errors import UserError
 from studio.library.session_takes import is_unsaved
 from studio.views.take_detail import clock
+from studio.views.takes_model import excerpt
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.waveform import WaveformView
 
@@ -75,7 +76,7 @@ class ABView(QWidget):
         self._player = player
         self._controller = controller
         self._takes = tuple(takes)
-        self._names = tuple(names) if names else tuple(t.name or f"seed {t.settings.seed}"
+        self._names = tuple(names) if names else tuple(t.name or excerpt(t.settings.text, 40)
                                                        for t in takes)
         self._reason = reason if player is not None else "Playback is off: no player."
         self._rng = rng or random.Random(secrets.randbits(64))

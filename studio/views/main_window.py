@@ -12,7 +12,7 @@ import dataclasses
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSize, Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -30,11 +30,13 @@ from studio.engine.errors import UserError
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
-from studio.views.help_menu import install_help_menu
+from studio.views.menus import Menus
 from studio.views.script_view import ScriptView
 from studio.views.settings_view import SettingsView
 from studio.views.status_bar import StatusBar
+from studio.views.takes_model import real_time_text
 from studio.views.takes_panel import TakesPanel
+from studio.views.undo import UndoStack, snapshot_edit
 from studio.views.voices_view import VoicesView
 from studio.views.widgets.labels import heading_label, hint_label
 from studio.worker.jobs import (
@@ -143,7 +145,14 @@ class MainWindow(QMainWindow):
         self.setStatusBar(self.statusBarWidget)
         self._build()
         self._wire()
-        self.helpMenu = install_help_menu(self)  # Help: log, data folder, self-test, About
+        self.undoStack = UndoStack(self)  # every destructive edit outside a script project
+        for part in (self.cloneView.reference, self.designView.reference, self.takesPanel,
+                     self.voicesView):
+            part.set_undo_stack(self.undoStack)
+        self.voicesView.scripts_using = self._scripts_using
+        self.menus = Menus(self, self.undoStack,
+                           [(n, VIEW_TITLES[n], VIEW_TIPS[n].rsplit(" (", 1)[0]) for n in VIEWS])
+        self.helpMenu = self.menus.helpMenu  # Help: guide, shortcuts, log, data folder, About
         self.statusBarWidget.set_accel_requested(settings.value("accel/mode"))
         self._setting_changed("audio/output_device")
         self._setting_changed("backend/kind")
@@ -191,9 +200,7 @@ class MainWindow(QMainWindow):
         column.addSpacing(14)
         column.addWidget(self.sidebar, 1)
         column.addWidget(version)
-        for number, name in enumerate(VIEWS, start=1):
-            shortcut = QShortcut(QKeySequence(f"Ctrl+{number}"), self)
-            shortcut.activated.connect(lambda n=name: self.show_view(n))
+        # Ctrl+1 … Ctrl+5 are the View menu's (studio/views/menus.py).
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
@@ -336,10 +343,25 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _copy_settings(self, take) -> None:
+        """A take's settings into its form (one Edit ▸ Undo puts the form back), saying
+        what changed: the seed is locked, so Generate renders that take again."""
         view = self._mode_view(take.settings.mode)
-        view.apply_take(take.settings)
-        self.show_view("design" if view is self.designView else "clone")
-        self.statusBarWidget.show_message("Copied the take's settings into the editor.")
+        page = "Design" if view is self.designView else "Clone"
+        snapshot_edit(self.undoStack, view, "Use a take's settings",
+                      lambda: view.apply_take(take.settings))
+        self.show_view(page.lower())
+        self.statusBarWidget.show_message(
+            f"The {page} form now holds the take's text and settings, with its variation locked "
+            "so Generate renders it again; Edit ▸ Undo (Ctrl+Z) puts your form back.")
+
+    def _scripts_using(self, voice) -> dict[str, list[str]]:
+        """The open script's speakers who speak in ``voice`` (a saved voice, by name)."""
+        project = self.scriptView.project
+        if project is None:
+            return {}
+        speakers = [s.name for s in project.speakers()
+                    if s.kind == "voice" and (s.voice or "").lower() == voice.name.lower()]
+        return {project.path.stem: speakers} if speakers else {}
 
     @Slot(str)
     def _takes_failed(self, sentence: str) -> None:
@@ -395,7 +417,7 @@ class MainWindow(QMainWindow):
         """A take's audio and text as the Clone reference, named like the take, ready to be
         saved: how a designed voice stops drifting from line to line."""
         self.show_view("clone")
-        name = take.name or f"{take.settings.instruct or 'Designed voice'}, seed {take.settings.seed}"
+        name = take.name or take.settings.instruct or "Designed voice"
         self.cloneView.start_voice(take.audio_path, name=name, transcript=take.settings.text)
 
     def _show_voice_takes(self, voice_id: str) -> None:
@@ -498,7 +520,7 @@ class MainWindow(QMainWindow):
         audio = result.audio_seconds
         rtf = result.seconds / audio if audio > 0 else 0.0
         text = (f"Rendered {takes} take{'s' if takes != 1 else ''} ({audio:.1f} s of audio) "
-                f"in {result.seconds:.1f} s, RTF {rtf:.2f}.")
+                f"in {result.seconds:.1f} s, {real_time_text(rtf)}.")
         if result.first_audio_seconds is not None:
             text += f" First audio after {result.first_audio_seconds:.1f} s."
             self.statusBarWidget.set_first_audio(result.first_audio_seconds)

@@ -119,11 +119,12 @@ class TakeDetail(QFrame):
             return button
 
         self.rerenderButton = action("rerenderButton", "Re-render",
-                                     "Render this take again with the same seed: identical audio")
-        self.varyButton = action("varyButton", "Vary seed",
-                                 "Render this take's settings with a new seed: a variation")
-        self.copyButton = action("copySettingsButton", "To editor",
-                                 "Copy this take's settings into the Clone or Design form")
+                                     "Render this take again, same variation: identical audio")
+        self.varyButton = action("varyButton", "New variation",
+                                 "Render this take's settings again as another variation")
+        self.copyButton = action("copySettingsButton", "Use these settings",
+                                 "Put this take's text and settings into its Clone or Design "
+                                 "form, its variation locked (Ctrl+Z puts your form back)")
         self.exportButton = action("exportButton", "Export…",
                                    "Save the selected takes as audio files with their settings")
         self.compareButton = action("compareButton", "Compare A/B",
@@ -201,7 +202,7 @@ class TakeDetail(QFrame):
             self.infoLabel.setText(
                 f"{take.settings.mode.capitalize()} · {voice_text(take)} · {row.details}"
                 f" · {rendered_on(take)}")
-            self.infoLabel.setToolTip(row.tooltip)
+            self.infoLabel.setToolTip(f"{row.variation_tip}\n\n{row.tooltip}")
             if take.suspects:
                 self.suspectLabel.show_message(" ".join(suspect_tip(c) for c in take.suspects))
             else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,14 +27,15 @@ if TYPE_CHECKING:
     from studio.library.takes import Take
 
 EXCERPT_CHARS = 90
+TITLE_CHARS = 48
 
 # What each suspect badge means; the thresholds live in studio.library.suspect.
 SUSPECT_LABELS = {
     suspect.NEAR_SILENT: "Silent",
     suspect.CLIPPED: "Clipped",
-    suspect.TOO_QUIET: "Quiet",
-    suspect.TOO_LOUD: "Loud",
-    suspect.LONG_SILENCE: "Gap",
+    suspect.TOO_QUIET: "Too quiet",
+    suspect.TOO_LOUD: "Too loud",
+    suspect.LONG_SILENCE: "Long gap",
     UNSAVED: "Not saved",
 }
 SUSPECT_TIPS = {
@@ -57,7 +59,14 @@ def suspect_label(code: str) -> str:
 
 
 def suspect_tip(code: str) -> str:
-    return SUSPECT_TIPS.get(code, f"Suspect: {code.replace('-', ' ')}.")
+    return SUSPECT_TIPS.get(code, f"Check this take: {code.replace('-', ' ')}.")
+
+
+def real_time_text(rtf: float) -> str:
+    """How fast a render ran, in words: "4.0× real time" (4 s of audio a second)."""
+    if not rtf or rtf <= 0 or not math.isfinite(rtf):
+        return "speed unknown"
+    return f"{1 / rtf:.1f}× real time"
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -113,24 +122,36 @@ class Row:
 
     @property
     def name(self) -> str:
-        return self.take.name or f"Take {self.number} · seed {self.take.settings.seed}"
+        """The take's title: its name, else the first words of its text."""
+        return self.take.name or excerpt(self.take.settings.text, TITLE_CHARS) \
+            or f"Take {self.number}"
+
+    @property
+    def subtitle(self) -> str:
+        """The row's second line: the text under a name, else who speaks."""
+        return excerpt(self.take.settings.text) if self.take.name else voice_text(self.take)
 
     @property
     def details(self) -> str:
-        return self._details(with_seed=True)
+        return self._details(with_number=True)
 
     @property
     def compact(self) -> str:
-        """The details for the list row, where a default name already shows the seed."""
-        return self._details(with_seed=bool(self.take.name))
+        """The details for the list row."""
+        return self._details(with_number=False)
 
-    def _details(self, with_seed: bool) -> str:
+    def _details(self, with_number: bool) -> str:
         take = self.take
-        parts = [f"{self.batch_index}/{self.batch_size}"] if self.batch_size > 1 else []
-        if with_seed:
-            parts.append(f"seed {take.settings.seed}")
-        parts += [f"{take.audio_seconds:.1f} s", f"RTF {take.run.rtf:.2f}"]
+        parts = [f"Take {self.number}"] if with_number and self.number else []
+        if self.batch_size > 1:
+            parts.append(f"{self.batch_index}/{self.batch_size}")
+        parts += [f"{take.audio_seconds:.1f} s", real_time_text(take.run.rtf)]
         return " · ".join(parts)
+
+    @property
+    def variation_tip(self) -> str:
+        return (f"Variation {self.take.settings.seed}: the same variation of the same "
+                "settings renders the same audio again.")
 
     @property
     def tooltip(self) -> str:
@@ -139,6 +160,7 @@ class Row:
         lines = [self.name, "", take.settings.text.strip(), ""]
         lines.append(f"{take.settings.mode.capitalize()} · {voice_text(take)}")
         lines.append(f"{self.details} · {local_time(take.created):%Y-%m-%d %H:%M:%S}")
+        lines.append(self.variation_tip)
         lines.append(f"{rendered_on(take)} · {run.seconds:.1f} s to render")
         if take.loudness_lufs is not None:
             lines.append(f"Loudness {take.loudness_lufs:.1f} LUFS")
@@ -223,7 +245,7 @@ class TakesModel(QAbstractListModel):
         if role == Qt.ItemDataRole.EditRole:
             return take.name or row.name
         if role == self.ExcerptRole:
-            return excerpt(take.settings.text)
+            return row.subtitle
         if role == self.MetaRole:
             return row.compact
         if role == self.ClockRole:
@@ -244,7 +266,7 @@ class TakesModel(QAbstractListModel):
         if role == Qt.ItemDataRole.AccessibleTextRole:
             star = "Starred. " if take.starred else ""
             suspects = "".join(f" {suspect_tip(c)}" for c in take.suspects)
-            return f"{star}{row.name}. {excerpt(take.settings.text)}. {row.details}.{suspects}"
+            return f"{star}{row.name}. {row.subtitle}. {row.details}.{suspects}"
         return None
 
     def flags(self, index: QModelIndex) -> Qt.ItemFlag:

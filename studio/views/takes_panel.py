@@ -56,6 +56,7 @@ from studio.views.take_detail import TakeDetail
 from studio.views.take_drag import DragFiles
 from studio.views.takes_model import Row, TakesModel
 from studio.views.widgets.labels import heading_label, hint_label
+from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.undo_bar import UndoBar
 from studio.worker.snapshot import unsaved_take
 
@@ -90,7 +91,8 @@ class TakesPanel(QWidget):
         self._reason: str | None = None
         self._audio: OrderedDict[str, tuple[np.ndarray, int]] = OrderedDict()
         self.session = SessionTakes()  # takes the library could not keep, until closing
-        self._undo: list[tuple[str, ...]] = []  # deleted batches, newest last
+        self.undoStack = UndoStack(self)  # the window's, once it has one
+        self._bar_index = -1  # the undo stack's index when the undo bar was shown
         self._restored: tuple[str, ...] = ()  # undeleted takes to select once listed
         self._stale = False  # a reload waits for the name editor to close
         self._export_choice: tuple[str | None, str | None] = (None, None)  # this session's
@@ -233,6 +235,7 @@ class TakesPanel(QWidget):
         self.detail.delete_clicked.connect(self.delete_selected)
         self.undoBar.undo_clicked.connect(self.undo_delete)
         self.undoShortcut.activated.connect(self.undo_delete)
+        self.undoStack.indexChanged.connect(self._undo_moved)
 
     # ------------------------------------------------------------------ library
     def library(self):
@@ -520,22 +523,23 @@ class TakesPanel(QWidget):
         # The row after the deleted ones gets the selection, so Delete can be pressed again.
         below = max(self.model.row_of_id(i) for i in ids) + 1
         nxt = self.model.take(below) or self.model.take(min(self.model.row_of_id(i) for i in ids) - 1)
+        what = "1 take" if len(ids) == 1 else f"{len(ids)} takes"
+        push_edit(self.undoStack, f"Delete {what}", lambda: self._delete_ids(ids),
+                  lambda: self._undelete_ids(ids))
+        self.undoBar.show_message(f"Deleted {what}.")
+        self._bar_index = self.undoStack.index()
+        self.select_ids([nxt.id] if nxt else [])
+        self.list.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _delete_ids(self, ids: tuple[str, ...]) -> None:
         saved = tuple(i for i in ids if not is_unsaved(i))
         self.session.delete(ids)
         if saved:
             self._controller.delete_takes(saved)  # the list reloads when the worker says so
         else:
             self.refresh()  # only unsaved takes: no worker to report back
-        self._undo.append(ids)
-        what = "1 take" if len(ids) == 1 else f"{len(ids)} takes"
-        self.undoBar.show_message(f"Deleted {what}.")
-        self.select_ids([nxt.id] if nxt else [])
-        self.list.setFocus(Qt.FocusReason.OtherFocusReason)
 
-    def undo_delete(self) -> None:
-        if not self._undo or self._controller is None:
-            return
-        ids = self._undo.pop()
+    def _undelete_ids(self, ids: tuple[str, ...]) -> None:
         self._restored = ids  # selected when the worker reports the change
         self.session.undelete(ids)
         saved = tuple(i for i in ids if not is_unsaved(i))
@@ -543,8 +547,23 @@ class TakesPanel(QWidget):
             self._controller.undelete_takes(saved)
         else:
             self.refresh()  # only unsaved takes: no worker to report back
-        self.undoBar.hide()
         self.message.emit(f"Restored {len(ids)} take{'s' if len(ids) != 1 else ''}.")
+
+    def undo_delete(self) -> None:
+        """The undo bar's button (and Ctrl+Z when the panel stands alone): undo the last edit."""
+        if self._controller is not None and self.undoStack.canUndo():
+            self.undoStack.undo()
+
+    def set_undo_stack(self, stack: UndoStack) -> None:
+        """Record deletions on the window's stack (Edit ▸ Undo), not the panel's own."""
+        self.undoStack.indexChanged.disconnect(self._undo_moved)
+        self.undoStack = stack
+        stack.indexChanged.connect(self._undo_moved)
+
+    def _undo_moved(self, index: int) -> None:
+        # The bar's Undo means "the last edit": once that changes, the bar is stale.
+        if index != self._bar_index:
+            self.undoBar.hide()
 
     # ------------------------------------------------------------------ intents out
     def rerender(self, vary: bool = False) -> None:
@@ -620,9 +639,9 @@ class TakesPanel(QWidget):
             writable and take is not None, "S")
         add("Rename…", self.rename, writable and count == 1, "F2")
         menu.addSeparator()
-        add("Re-render (same seed)", lambda: self.rerender(vary=False), take is not None)
-        add("Vary seed", lambda: self.rerender(vary=True), take is not None)
-        add("Copy settings to editor", self.copy_settings, take is not None)
+        add("Re-render (same variation)", lambda: self.rerender(vary=False), take is not None)
+        add("New variation", lambda: self.rerender(vary=True), take is not None)
+        add("Use these settings", self.copy_settings, take is not None)
         menu.addSeparator()
         add("Export…", self.export_selected, count > 0)
         add("Compare A/B", self.compare, count == 2)

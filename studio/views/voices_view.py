@@ -8,10 +8,11 @@ the view read again (see docs/architecture.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QSize, Qt, QTemporaryDir, QTimer, QUrl, Signal
-from PySide6.QtGui import QDrag
+from PySide6.QtGui import QDrag, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListView,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -32,6 +34,7 @@ from PySide6.QtWidgets import (
 from studio.views.voice_card import VoiceCardDelegate
 from studio.views.voices_model import ALL_TAGS, DEFAULT_SORT, SORTS, ReadsVoices, VoicesModel
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
+from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.undo_bar import UndoBar
 
 NOTES_DELAY_MS = 800  # notes are saved this long after the last keystroke (and on leaving)
@@ -61,6 +64,15 @@ class VoiceList(QListView):
         drag.exec(Qt.DropAction.CopyAction)
 
 
+def in_use_text(name: str, users: dict[str, list[str]]) -> str:
+    """Why deleting a voice needs a second thought: the scripts (and speakers) it voices."""
+    which = "; ".join(f"the script '{script}' ({', '.join(speakers)})"
+                      for script, speakers in users.items())
+    return (f"The voice '{name}' speaks in {which}. Delete it anyway? Those lines cannot be "
+            "rendered again until you give the speaker another voice; Edit ▸ Undo brings "
+            "the voice back.")
+
+
 class VoicesView(ReadsVoices, QWidget):
     rename_requested = Signal(str, str)  # voice id, new name
     transcript_requested = Signal(str, str)  # voice id, corrected transcript
@@ -83,7 +95,11 @@ class VoicesView(ReadsVoices, QWidget):
         self._player = player
         self._library = library  # None: the data folder's, read-only, opened on first use
         self._drag_dir: QTemporaryDir | None = None
-        self._deleted: list[tuple[str, str]] = []  # (id, name) deleted this session, newest last
+        self.undoStack = UndoStack(self)  # the window's, once it has one
+        self._bar_index = -1  # the undo stack's index when the undo bar was shown
+        # Which scripts speak in a voice: {script name: [speakers]} (the window knows).
+        self.scripts_using: Callable[[object], dict[str, list[str]]] = lambda _voice: {}
+        self.confirm: Callable[[str, str], bool] = self._ask
         self._notes_timer = QTimer(self)
         self._notes_timer.setSingleShot(True)
         self._notes_timer.setInterval(NOTES_DELAY_MS)
@@ -158,7 +174,10 @@ class VoicesView(ReadsVoices, QWidget):
         self.notice = MessageLabel()
         self.notice.setObjectName("voicesMessage")
         self.undoBar = UndoBar()
-        self.undoBar.undoButton.setToolTip("Bring the deleted voice back (this session)")
+        self.undoBar.undoButton.setToolTip("Bring the deleted voice back (Ctrl+Z)")
+        # Alone (tests, tools) the view answers Ctrl+Z itself; in the window Edit ▸ Undo does.
+        self.undoShortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self)
+        self.undoShortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 18, 24, 18)
@@ -261,6 +280,8 @@ class VoicesView(ReadsVoices, QWidget):
         self.deleteButton.clicked.connect(self._delete)
         self.importButton.clicked.connect(self._import)
         self.undoBar.undo_clicked.connect(self.undo_delete)
+        self.undoShortcut.activated.connect(self.undo_delete)
+        self.undoStack.indexChanged.connect(self._undo_moved)
         if self._player is not None:
             self._player.state_changed.connect(lambda _s: self._refresh_buttons())
 
@@ -383,15 +404,37 @@ class VoicesView(ReadsVoices, QWidget):
         voice = self.current()
         if voice is None:
             return
-        self._deleted.append((voice.id, voice.name))
-        self.delete_requested.emit(voice.id)
+        users = self.scripts_using(voice)
+        if users and not self.confirm("Delete a voice a script uses", in_use_text(voice.name, users)):
+            return
+        voice_id = voice.id
+        push_edit(self.undoStack, f"Delete the voice '{voice.name}'",
+                  lambda: self.delete_requested.emit(voice_id),
+                  lambda: self.undelete_requested.emit(voice_id))
         self.undoBar.show_message(f"Deleted the voice '{voice.name}'.")
+        self._bar_index = self.undoStack.index()
 
     def undo_delete(self) -> None:
-        if self._deleted:
-            voice_id, _name = self._deleted.pop()
+        """The undo bar's button (and Ctrl+Z when the view stands alone)."""
+        if self.undoStack.canUndo():
+            self.undoStack.undo()
+
+    def set_undo_stack(self, stack: UndoStack) -> None:
+        """Record deletions on the window's stack (Edit ▸ Undo), not the view's own."""
+        self.undoStack.indexChanged.disconnect(self._undo_moved)
+        self.undoStack = stack
+        stack.indexChanged.connect(self._undo_moved)
+
+    def _undo_moved(self, index: int) -> None:
+        if index != self._bar_index:  # the bar's Undo no longer means this deletion
             self.undoBar.hide()
-            self.undelete_requested.emit(voice_id)
+
+    def _ask(self, title: str, text: str) -> bool:
+        answer = QMessageBox.warning(
+            self, title, text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel)
+        return answer == QMessageBox.StandardButton.Yes
 
     def _export(self) -> None:
         from studio.library.bundle_file import bundle_name

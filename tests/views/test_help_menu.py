@@ -60,8 +60,8 @@ def test_main_window_has_the_help_menu(qtbot, tmp_path):
     assert "&Help" in titles
     assert isinstance(main.helpMenu, HelpMenu)
     texts = [a.text() for a in main.helpMenu.actions() if not a.isSeparator()]
-    assert texts == ["Open &log file", "Open &data folder", "Run &self-test…",
-                     "&About OmniVoice Desktop"]
+    assert texts == ["User &guide", "&Keyboard shortcuts", "Open &log file",
+                     "Open &data folder", "Run &self-test…", "&About OmniVoice Desktop"]
 
 
 def test_open_log_opens_the_log_file(window, boxes):

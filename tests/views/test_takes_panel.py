@@ -40,14 +40,17 @@ def test_lists_the_library_newest_batch_first_each_batch_in_order(writer, make_p
     batch = [add(writer, "Three at once.", seed=s, batch="new") for s in (5, 6, 7)]
     panel = make_panel()
     assert panel.findChild(QListView, "takesList") is panel.list
-    assert names(panel) == ["Take 2 · seed 5", "Take 3 · seed 6", "Take 4 · seed 7",
-                            "Take 1 · seed 9"]
+    # Issue 25 (9): a title leads with the take's words, never "Take 2 · seed 5"; the
+    # seed is a "variation" in the tooltip, and RTF is said as speed against real time.
+    assert names(panel) == ["Three at once."] * 3 + ["An older single take."]
     model = panel.model
-    # The row's details leave out the seed that the default name already shows.
-    assert model.index(0).data(TakesModel.MetaRole) == "1/3 · 1.0 s · RTF 0.25"
-    assert model.index(3).data(TakesModel.MetaRole) == "1.0 s · RTF 0.25"
-    assert model.row_info(0).details == "1/3 · seed 5 · 1.0 s · RTF 0.25"
-    assert model.index(0).data(TakesModel.ExcerptRole) == "Three at once."
+    assert model.index(0).data(TakesModel.MetaRole) == "1/3 · 1.0 s · 4.0× real time"
+    assert model.index(3).data(TakesModel.MetaRole) == "1.0 s · 4.0× real time"
+    assert model.row_info(0).details == "Take 2 · 1/3 · 1.0 s · 4.0× real time"
+    assert all("seed" not in model.index(r).data(role) and "RTF" not in model.index(r).data(role)
+               for r in range(4) for role in (Qt.ItemDataRole.DisplayRole, TakesModel.MetaRole))
+    assert "Variation 5:" in model.index(0).data(Qt.ItemDataRole.ToolTipRole)
+    assert model.index(0).data(TakesModel.ExcerptRole) == "Designed voice"  # who speaks
     assert model.index(2).data(TakesModel.BatchRole) == (3, 3, False, True)
     assert panel.countLabel.text() == "4 takes"
     # The newest take is selected, so Space plays it at once.
@@ -60,10 +63,9 @@ def test_long_text_is_an_excerpt_with_the_whole_snapshot_in_the_tooltip(writer, 
     add(writer, text, seed=3)
     panel = make_panel()
     index = panel.model.index(0)
-    assert len(index.data(TakesModel.ExcerptRole)) <= 90
-    assert index.data(TakesModel.ExcerptRole).endswith("…")
+    assert len(index.data()) <= 48 and index.data().endswith("…")
     tip = index.data(Qt.ItemDataRole.ToolTipRole)
-    assert text.strip() in tip and "seed 3" in tip and "cpu fp32" in tip
+    assert text.strip() in tip and "Variation 3" in tip and "cpu fp32" in tip
 
 
 def test_search_voice_and_starred_filters(qtbot, writer, make_panel, tmp_path):
@@ -76,7 +78,7 @@ def test_search_voice_and_starred_filters(qtbot, writer, make_panel, tmp_path):
     assert panel.model.rowCount() == 3
     panel.searchEdit.setText("brown")
     panel.refresh()  # (the search box waits for a pause in typing)
-    assert sorted(panel.model.index(r).data(TakesModel.ExcerptRole)
+    assert sorted(panel.model.index(r).data()
                   for r in range(panel.model.rowCount())) == [
         "Brown bread for breakfast.", "The quick brown fox."]
     assert panel.countLabel.text() == "2 takes shown"
@@ -91,7 +93,7 @@ def test_search_voice_and_starred_filters(qtbot, writer, make_panel, tmp_path):
     labels = [panel.voiceCombo.itemText(i) for i in range(panel.voiceCombo.count())]
     assert labels[0] == "All voices" and "narrator.wav" in labels and "Voice design" in labels
     panel.voiceCombo.setCurrentIndex(labels.index("narrator.wav"))
-    assert [panel.model.index(r).data(TakesModel.ExcerptRole)
+    assert [panel.model.index(r).data()
             for r in range(panel.model.rowCount())] == ["The quick brown fox."]
 
 
@@ -172,7 +174,7 @@ def test_f2_renames_through_the_controller(qtbot, writer, make_panel, controller
     panel.list.setFocus()
     qtbot.keyClick(panel.list, Qt.Key.Key_F2)
     editor = panel.list.findChild(QLineEdit, "takeNameEditor")
-    assert editor is not None and editor.text() == "Take 1 · seed 4"
+    assert editor is not None and editor.text() == "Name me."
     editor.setText("  The   keeper ")
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: bool(controller.named("rename_take")))  # the commit is queued
@@ -255,7 +257,7 @@ def test_compare_needs_exactly_two_selected(writer, make_panel):
     menu = panel.context_menu()
     actions = {a.text(): a for a in menu.actions() if a.text()}
     assert not actions["Compare A/B"].isEnabled() and actions["Delete"].isEnabled()
-    assert actions["Re-render (same seed)"].isEnabled()
+    assert actions["Re-render (same variation)"].isEnabled()
 
 
 def test_export_dialog_writes_the_selected_takes(qtbot, writer, reader, make_panel, tmp_path):
@@ -301,7 +303,7 @@ def test_drag_out_gives_readable_wav_copies(writer, make_panel):
     urls = mime.urls()
     assert len(urls) == 1 and urls[0].isLocalFile()
     path = urls[0].toLocalFile()
-    assert path.endswith("Take 1 - seed 77.wav")
+    assert path.endswith("Drag me.wav")
     audio, rate = sf.read(path, dtype="float32")
     expected, _ = writer.read_audio(take.id)
     assert rate == 24000 and np.abs(audio - expected).max() < 1e-4

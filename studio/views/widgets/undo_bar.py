@@ -1,11 +1,11 @@
-"""UndoBar: a transient strip ("2 takes deleted. Undo") that hides itself after a while."""
+"""UndoBar: a strip ("Deleted 2 takes. Undo") that stays until the next edit replaces what
+Undo would do, or the user dismisses it (Edit ▸ Undo works either way)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
-SHOW_MS = 10_000
 STYLE = """
 QFrame#undoBar { background: palette(tool-tip-base); border: 1px solid palette(mid);
                  border-radius: 6px; }
@@ -16,7 +16,7 @@ QFrame#undoBar QLabel { color: palette(tool-tip-text); }
 class UndoBar(QFrame):
     undo_clicked = Signal()
 
-    def __init__(self, parent: QWidget | None = None, show_ms: int = SHOW_MS):
+    def __init__(self, parent: QWidget | None = None, show_ms: int | None = None):
         super().__init__(parent)
         self.setObjectName("undoBar")
         self.setStyleSheet(STYLE)
@@ -39,8 +39,9 @@ class UndoBar(QFrame):
         layout.addWidget(self.closeButton)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.setInterval(show_ms)
+        self._timer.setInterval(show_ms or 0)
         self._timer.timeout.connect(self.hide)
+        self._show_ms = show_ms  # None: no timer
         self.undoButton.clicked.connect(self.undo_clicked)
         self.closeButton.clicked.connect(self.hide)
         self.hide()
@@ -49,7 +50,8 @@ class UndoBar(QFrame):
         self.label.setText(text)
         self.setAccessibleDescription(text)
         self.show()
-        self._timer.start()
+        if self._show_ms:
+            self._timer.start()
 
     def text(self) -> str:
         return self.label.text()
