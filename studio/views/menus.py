@@ -37,6 +37,7 @@ KEY_WORDS = {
     ("Clone", "Esc"): "Cancel the render",
     ("Design", "Esc"): "Cancel the render",
     ("Script", "Ctrl+Return"): "Render the selected lines",
+    ("Script", "Ctrl+Enter"): "Render the selected lines",
     ("Script", "Ctrl+R"): "Render the lines not rendered yet or changed since",
     ("Script", "Ctrl+Space"): "Play or pause the script",
     ("Script", "Ctrl+Up"): "Move the line up",
@@ -69,13 +70,16 @@ def _page_of(widget: QWidget | None) -> str:
             return name[: -len(" view")]
         if name in ("Takes", "Compare A/B"):
             return name
+        if widget.objectName() == "abView":
+            return "Compare A/B"
         widget = widget.parentWidget()
     return "Window"
 
 
-def shortcut_rows(window) -> list[tuple[str, str, str]]:
-    """(where, keys, what) for every key the window answers to now, read from its actions
-    and shortcuts; the menus first, in their order."""
+def shortcut_rows(window, skip: tuple[QShortcut, ...] = ()) -> list[tuple[str, str, str]]:
+    """(where, keys, what) for every key the window answers to, read from its actions and
+    shortcuts (those only enabled while they apply, such as Esc during a render, too);
+    the menus first, in their order. ``skip``: shortcuts the menus took over."""
     rows: list[tuple[str, str, str]] = []
     seen: set[tuple[str, str]] = set()
 
@@ -96,13 +100,13 @@ def shortcut_rows(window) -> list[tuple[str, str, str]]:
     if takes is not None:  # the takes list's keys are its context menu's actions
         menu = takes.context_menu()
         for action in menu.actions():
-            add("Takes", action.shortcuts(), action.text().replace("&", ""))
+            add("Takes", action.shortcuts(), action.text().replace("&", "").rstrip("…"))
         menu.deleteLater()
         add("Takes", [QKeySequence("F2")], "Rename the take")
     for shortcut in window.findChildren(QShortcut):
-        if not shortcut.isEnabled():
+        if shortcut in skip:
             continue
-        where = _page_of(shortcut.parentWidget())
+        where = _page_of(shortcut.parent())
         keys = shortcut.keys()
         first = _portable(keys[0]) if keys else ""
         what = shortcut.whatsThis() or KEY_WORDS.get((where, first)) or KEY_WORDS.get(first)
@@ -157,6 +161,7 @@ class Menus:
         self.window = window
         self._open_url = open_url
         self.shortcutsDialog: ShortcutsDialog | None = None
+        self._stepped_aside: list[QShortcut] = []
         bar = window.menuBar()
         bar.setObjectName("menuBar")
         self.router = UndoRouter(
@@ -235,6 +240,7 @@ class Menus:
         for shortcut in self.window.findChildren(QShortcut):
             if any(_portable(k) in owned for k in shortcut.keys()):
                 shortcut.setEnabled(False)
+                self._stepped_aside.append(shortcut)
 
     # ------------------------------------------------------------------ File
     @Slot()
@@ -299,6 +305,7 @@ class Menus:
         if self.shortcutsDialog is not None:
             self.shortcutsDialog.close()
             self.shortcutsDialog.deleteLater()
-        self.shortcutsDialog = ShortcutsDialog(shortcut_rows(self.window), self.window)
+        self.shortcutsDialog = ShortcutsDialog(shortcut_rows(self.window, tuple(self._stepped_aside)),
+                                               self.window)
         self.shortcutsDialog.show()
         return self.shortcutsDialog

@@ -98,6 +98,7 @@ class ScriptView(ReadsVoices, QWidget):
     def __init__(self, player=None, *, takes=None, library=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("scriptView")
+        self.setAccessibleName("Script view")
         self._player = player
         self._takes = takes  # () -> the read-only TakeLibrary (or None)
         self._library = library
