@@ -143,9 +143,9 @@ def pick_device(device: str = "auto") -> torch.device:
             return torch.device("mps")
         return torch.device("cpu")
     if device.startswith("cuda") and not torch.cuda.is_available():
-        raise UserError("CUDA was requested but no CUDA GPU is available; use --device cpu or auto.")
+        raise UserError("CUDA was requested but no CUDA GPU is available; choose the device cpu or auto.")
     if device == "mps" and not torch.backends.mps.is_available():
-        raise UserError("MPS was requested but this machine has no Apple GPU; use --device cpu or auto.")
+        raise UserError("MPS was requested but this machine has no Apple GPU; choose the device cpu or auto.")
     if device not in ("cpu", "mps") and not device.startswith("cuda"):
         raise UserError(f"Unknown device {device!r}; use auto, cpu, cuda or mps.")
     return torch.device(device)

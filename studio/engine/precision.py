@@ -100,7 +100,7 @@ def choose_precision(precision: str, device: torch.device,
     if precision not in PRECISIONS:
         raise UserError(f"Unknown precision {precision!r}; use auto, fp32, bf16 or fp16.")
     if precision == "fp16" and device.type == "cpu":
-        raise UserError("fp16 is not supported on the CPU; use --precision fp32 or bf16.")
+        raise UserError("fp16 is not supported on the CPU; choose the precision fp32 or bf16.")
     return PrecisionChoice(PRECISIONS[precision], "requested")
 
 

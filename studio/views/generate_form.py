@@ -42,6 +42,7 @@ from studio.engine.options import (
     GenerationOptions,
 )
 from studio.engine.text import NONVERBAL_TAGS, PAUSE_TAGS
+from studio.views.words import tag_words
 from studio.views.live_preview import LivePreview
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, hint_label
@@ -142,14 +143,17 @@ class GenerateForm(QWidget):
         self.tagButton.setAccessibleName("Insert non-verbal tag")
         self.tagButton.setToolTip("Insert a non-verbal sound such as [laughter] at the cursor")
         self.tagMenu = QMenu(self.tagButton)
-        for tag in NONVERBAL_TAGS:
-            action = QAction(tag, self.tagMenu)
-            action.setToolTip(f"Insert {tag} at the cursor")
+        self.tagMenu.setToolTipsVisible(True)
+        for tag in NONVERBAL_TAGS:  # the sound first, the tag it writes on the right
+            action = QAction(f"{tag_words(tag)}\t{tag}", self.tagMenu)
+            action.setData(tag)
+            action.setToolTip(f"Insert {tag} at the cursor: {tag_words(tag).lower()}")
             action.triggered.connect(lambda _checked=False, t=tag: self.insert_tag(t))
             self.tagMenu.addAction(action)
         self.tagMenu.addSeparator()
         for tag in PAUSE_TAGS:  # our extension: exact silence there (docs/user-guide.md)
-            action = QAction(tag, self.tagMenu)
+            action = QAction(f"{tag_words(tag)}\t{tag}", self.tagMenu)
+            action.setData(tag)
             action.setToolTip(f"Insert {tag}: the text splits there, with that much silence; "
                               "edit the number for another length")
             action.triggered.connect(lambda _checked=False, t=tag: self.insert_tag(t))
@@ -343,17 +347,17 @@ class GenerateForm(QWidget):
 
         self.seedLock = QCheckBox("Lock")
         self.seedLock.setObjectName("seedLock")
-        self.seedLock.setAccessibleName("Lock seed")
+        self.seedLock.setAccessibleName("Lock variation")
         self.seedLock.setToolTip(
-            "Locked: takes use this seed and the next ones, so a take re-renders exactly. "
-            "Unlocked: a fresh random seed each time (shown on the take)."
+            "Locked: takes render this variation and the next ones, so a take can be "
+            "rendered again exactly. Unlocked: new variations each time (each take keeps its own)."
         )
         self.seedSpin = QSpinBox()
         self.seedSpin.setObjectName("seedSpin")
         self.seedSpin.setRange(0, MAX_SEED)
         self.seedSpin.setValue(0)
-        self.seedSpin.setAccessibleName("Seed")
-        self.seedSpin.setToolTip("The seed of the first take when the seed is locked")
+        self.seedSpin.setAccessibleName("Variation number")
+        self.seedSpin.setToolTip("The variation of the first take when locked (its random seed)")
         self.seedSpin.setEnabled(False)
         seedRow = QHBoxLayout()
         seedRow.setSpacing(6)
@@ -418,7 +422,7 @@ class GenerateForm(QWidget):
                           ("T-s&hift", self.tShiftSpin, self.tShiftSpin),
                           ("T&akes", self.takesSpin, self.takesSpin))
         output = column(("Le&ngth", lengthRow, self.lengthMode),
-                        ("S&eed", seedRow, self.seedLock))
+                        ("Variati&on", seedRow, self.seedLock))
         layout = QVBoxLayout(body)
         layout.setContentsMargins(22, 0, 0, 4)
         layout.setSpacing(10)
@@ -536,8 +540,8 @@ class GenerateForm(QWidget):
         self.seedLock.setChecked(True)
         self.seedSpin.setValue(max(0, min(int(settings.seed), MAX_SEED)))
         if not 0 <= int(settings.seed) <= MAX_SEED:  # a seed from an older version
-            note = (f"The take's seed {settings.seed} is larger than the seed box allows; "
-                    "use Re-render on the take to render it again exactly.")
+            note = ("The take's variation is from an older version and does not fit the "
+                    "Variation box; use Re-render on the take to render it again exactly.")
         self.advanced.set_expanded(True)  # the locked seed is the point: show it
         return note
 

@@ -301,8 +301,7 @@ class SettingsView(QWidget):
             lambda _i: self._write("backend/kind", self.backendCombo.currentData()))
         self._add(form, "backend/kind", self.backendCombo,
                   "Render with the model on this computer, or on a speech server",
-                  hint="A server renders; takes, A/B, voices and scripts stay here. See "
-                       "docs/scale-out.md.")
+                  hint="A server renders; takes, A/B, voices and scripts stay here.")
         self.backendUrlEdit = QLineEdit()
         self.backendUrlEdit.setObjectName("backendUrlEdit")
         self.backendUrlEdit.setPlaceholderText("http://gpu-box:8000")

@@ -140,8 +140,12 @@ def test_ctrl_enter_generates_and_esc_cancels_only_while_busy(qtbot, form):
 
 
 def test_tag_menu_lists_the_tags_and_inserts_at_the_cursor(form):
-    listed = [a.text() for a in form.tagMenu.actions() if not a.isSeparator()]
+    listed = [a.data() for a in form.tagMenu.actions() if not a.isSeparator()]
     assert listed == list(NONVERBAL_TAGS) + list(PAUSE_TAGS)
+    # Issue 25 (9): each says what it sounds like, the tag beside it.
+    texts = {a.data(): a.text() for a in form.tagMenu.actions() if not a.isSeparator()}
+    assert texts["[question-ei]"] == "A questioning “eh?”\t[question-ei]"
+    assert all(text.split("\t")[0] != tag for tag, text in texts.items())
     assert len(NONVERBAL_TAGS) == 13
     form.set_text("Hello world")
     cursor = form.textEdit.textCursor()

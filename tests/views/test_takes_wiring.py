@@ -175,7 +175,7 @@ def test_copy_settings_says_when_an_old_seed_does_not_fit_the_box(window, writer
     window.takesPanel.refresh()
     window.takesPanel.select_ids([take.id])
     window.takesPanel.copy_settings()
-    assert "larger than the seed box allows" in window.designView.form.message_text()
+    assert "does not fit the Variation box" in window.designView.form.message_text()
 
 
 def test_take_settings_reach_the_worker_and_retention_waits_for_the_next_start(qtbot, window,
