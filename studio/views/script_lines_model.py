@@ -23,10 +23,11 @@ STATUS_COLOURS = {
     "queued": "#718096",
     "not rendered": "#718096",
 }
+STATUS_WORDS = {"stale": "changed"}  # what the status column says, where it differs
 STATUS_TIPS = {
     "done": "Rendered from the text and voice it has now",
     "stale": "Its text or its speaker's voice changed since its take was rendered",
-    "suspect": "Its take may be damaged (silent, clipped or cut short): listen and re-render",
+    "suspect": "Its take may be damaged: listen, and render it again if it sounds wrong",
     "rendering": "Rendering now",
     "queued": "Waiting for its turn in this render",
     "not rendered": "No take yet",
@@ -42,6 +43,7 @@ class LineRow:
     status: str
     seconds: float | None
     take: str | None
+    problem: str = ""  # a suspect take's first named reason ("silent", "too loud")
 
 
 class ScriptLinesModel(QAbstractTableModel):
@@ -99,7 +101,9 @@ class ScriptLinesModel(QAbstractTableModel):
             if column == TEXT:
                 return row.text
             if column == STATUS:
-                return row.status
+                if row.status == "suspect":
+                    return row.problem or "check"
+                return STATUS_WORDS.get(row.status, row.status)
             if column == LENGTH:
                 return "" if row.seconds is None else f"{row.seconds:.1f} s"
         if role == Qt.ItemDataRole.ForegroundRole:

@@ -49,6 +49,7 @@ from studio.views.script_lines_model import (
     ScriptLinesModel,
 )
 from studio.views.script_live import ScriptListener
+from studio.views.takes_model import suspect_label
 from studio.views.voices_model import ReadsVoices
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
@@ -56,6 +57,16 @@ from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 SCRIPT_KEY = "script"  # the player's key of a project's mix: ("script", project path)
 PRESETS = {"Draft": 12, "Standard": 16, "Final": 32}
 DESIGN_ITEM = "Describe a voice…"
+RENDER_CHANGED = "Render new and changed lines"
+
+
+def render_changed_text(count: int) -> str:
+    """The button that renders the lines with no take, or whose text or voice changed."""
+    if not count:
+        return RENDER_CHANGED
+    return f"Render {count} new or changed line{'s' if count != 1 else ''}"
+
+
 OPEN_HINT = "A project (.ovproj, new or existing) or a script to import (.txt, .md, .srt, .vtt)"
 EMPTY_HINT = ("Open a project, or import a script: lines such as \"Alice: Hello.\", Markdown "
               "with # chapters, or SRT/VTT subtitles. Each name becomes a speaker.")
@@ -224,7 +235,7 @@ class ScriptView(ReadsVoices, QWidget):
             self.presetCombo.setItemData(self.presetCombo.count() - 1, f"{steps} decoding steps",
                                          Qt.ItemDataRole.ToolTipRole)
         self.presetCombo.setCurrentText("Standard")
-        self.renderStaleButton = QPushButton("Render stale")
+        self.renderStaleButton = QPushButton(RENDER_CHANGED)
         self.renderStaleButton.setObjectName("renderStaleButton")
         self.renderStaleButton.setToolTip("Render the lines that are new or changed (Ctrl+R)")
         self.renderAllButton = QPushButton("Render all")
@@ -603,7 +614,7 @@ class ScriptView(ReadsVoices, QWidget):
             combo.setCurrentIndex(max(0, combo.findData(keep)))
             combo.blockSignals(blocked)
         stale = sum(1 for r in rows if r.status in ("not rendered", "stale"))
-        self.renderStaleButton.setText(f"Render stale ({stale})" if stale else "Render stale")
+        self.renderStaleButton.setText(render_changed_text(stale))
         idle = has and not self._busy
         self.renderStaleButton.setEnabled(idle and stale > 0)
         self.renderAllButton.setEnabled(idle and bool(rows))
@@ -630,18 +641,20 @@ class ScriptView(ReadsVoices, QWidget):
         for line in self.project.lines():
             status = self._in_flight.get(line.id) or self.project.status(line)
             seconds = None
+            problem = ""
             if line.take is not None and takes is not None:
                 try:
                     take = takes.get(line.take)
                     seconds = take.audio_seconds
                     if status == "done" and take.suspects:
                         status = "suspect"
+                        problem = suspect_label(take.suspects[0]).lower()
                 except UserError:
                     status = self._in_flight.get(line.id) or "not rendered"
             speaker = speakers.get(line.speaker)
             rows.append(LineRow(line.id, speaker.name if speaker else "?",
                                 speaker.colour if speaker else "", line.text, status, seconds,
-                                line.take))
+                                line.take, problem))
         return rows
 
     def _show_speaker(self) -> None:
@@ -674,10 +687,11 @@ class ScriptView(ReadsVoices, QWidget):
         self.instructEdit.setVisible(speaker is None or design)
         if not self.instructEdit.hasFocus():
             self.instructEdit.setText(speaker.instruct or "" if design else "")
-        self.seedLabel.setText(f"seed {speaker.seed}" if design and speaker.seed is not None
-                               else "")
-        self.seedLabel.setToolTip("Every line of this speaker renders with this seed, so the "
-                                  "described voice stays the same person")
+        locked = design and speaker.seed is not None
+        self.seedLabel.setText("Variation locked" if locked else "")
+        self.seedLabel.setToolTip(
+            (f"Variation {speaker.seed}: every line of this speaker renders this variation, so "
+             "the described voice stays the same person") if locked else "")
 
     def _show_line(self, *_args) -> None:
         line = self.current_line()
@@ -712,8 +726,12 @@ class ScriptView(ReadsVoices, QWidget):
             except UserError:
                 continue  # deleted from the take library
             if take is not None:
-                label += f" · {take.audio_seconds:.1f} s · seed {take.settings.seed}"
+                label += f" · {take.audio_seconds:.1f} s"
             self.takeCombo.addItem(label, take_id)
+            if take is not None:
+                self.takeCombo.setItemData(self.takeCombo.count() - 1,
+                                           f"Variation {take.settings.seed}",
+                                           Qt.ItemDataRole.ToolTipRole)
         self.takeCombo.setCurrentIndex(max(0, self.takeCombo.findData(line.take)))
         self.takeCombo.blockSignals(blocked)
         self.compareButton.setEnabled(line.take is not None and self.takeCombo.count() > 1)
@@ -944,8 +962,8 @@ class ScriptView(ReadsVoices, QWidget):
             self._refresh()
         said = f"Exported {mix.name} and {len(written) - 1} more files to {mix.parent}."
         if stale:
-            said += (f" {stale} line{'s are' if stale != 1 else ' is'} stale: the mix has "
-                     "the takes rendered before the change.")
+            said += (f" {stale} line{'s' if stale != 1 else ''} changed after rendering: the mix "
+                     "has the takes rendered before the change.")
         self.notice.show_message(said, error=False)
         self.message.emit(said)
 

@@ -66,7 +66,7 @@ def test_an_imported_dialogue_is_a_project_with_its_speakers_and_pauses(view, tm
         view.project.lines()[0].pause_after, "the blank line is a paragraph pause"
     assert view.exportEdit.text() == str(tmp_path / "breakfast.wav")
     assert not view.renderStaleButton.isEnabled() or view.renderStaleButton.text() == \
-        "Render stale (4)"
+        "Render 4 new or changed lines"
 
 
 def test_the_keyboard_adds_edits_assigns_moves_deletes_and_undoes(qtbot, view):
@@ -109,7 +109,8 @@ def test_render_asks_for_the_lines_in_their_voices_with_locked_seeds(qtbot, view
     describe(qtbot, view, "Bob", "male, british accent")
     alice, bob = view.project.speakers()
     assert alice.seed is not None and bob.seed is not None and alice.seed != bob.seed
-    assert view.seedLabel.text() == f"seed {bob.seed}"
+    assert view.seedLabel.text() == "Variation locked"
+    assert view.seedLabel.toolTip().startswith(f"Variation {bob.seed}:")
     with qtbot.waitSignal(view.render_requested) as asked:
         view.renderAllButton.click()
     request: LinesRequest = asked.args[0]
@@ -178,7 +179,8 @@ def test_lines_show_their_progress_and_take_their_takes(qtbot, view, writer):
     view.grab().save(str(SHOTS / "script-view-rendered.png"))
     view.project.set_line(view.project.lines()[1].id, text="Morning! Did you sleep?")
     view._refresh()
-    assert statuses(view)[1] == "stale" and view.renderStaleButton.text() == "Render stale (1)"
+    assert statuses(view)[1] == "changed"
+    assert view.renderStaleButton.text() == "Render 1 new or changed line"
 
 
 def test_a_new_seed_adds_a_take_to_pick_and_compare(qtbot, view, writer):
