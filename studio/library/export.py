@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -29,6 +29,7 @@ _FORMATS = {
 }
 SIDECAR_SCHEMA = 1
 MAX_STEM_CHARS = 80
+STEM_WORDS = 6  # an unnamed take's file: the first words of its text
 _UNSAFE = re.compile(r'[\x00-\x1f<>:"/\\|?*]+')
 
 
@@ -43,12 +44,18 @@ def export_formats() -> list[str]:
 
 
 def default_stem(take: Take) -> str:
-    """A file name without extension: the take's name, or its time and seed."""
-    if take.name:
-        stem = _UNSAFE.sub("_", take.name).strip(" .")
-    else:
-        stamp = take.created[:19].replace("-", "").replace(":", "").replace("T", "-")
-        stem = f"take-{stamp}-seed{take.settings.seed}"
+    """A file name without extension: the take's name, or the first words of its text
+    (its time when it has no words)."""
+    words = take.name or " ".join(take.settings.text.split()[:STEM_WORDS])
+    if _UNSAFE.sub("", words).strip(" ."):
+        return safe_stem(words)
+    stamp = take.created[:19].replace("-", "").replace(":", "").replace("T", "-")
+    return f"take-{stamp}"
+
+
+def safe_stem(text: str) -> str:
+    """``text`` as a file name without extension, on every system ("take" if nothing is left)."""
+    stem = _UNSAFE.sub("_", " ".join(str(text).split())).strip(" .")
     return stem[:MAX_STEM_CHARS].rstrip(" .") or "take"
 
 
@@ -74,9 +81,11 @@ def sidecar(take: Take, audio_file: str) -> dict:
     }
 
 
-def export_takes(library: TakeLibrary, ids: Iterable[str], folder: str | Path, fmt: str) -> list[Path]:
+def export_takes(library: TakeLibrary, ids: Iterable[str], folder: str | Path, fmt: str,
+                 stems: Sequence[str] | None = None) -> list[Path]:
     """Write each take as ``<stem><ext>`` and ``<stem>.json`` in ``folder``; returns the
-    audio paths, in the order of ``ids``."""
+    audio paths, in the order of ``ids``. ``stems``: the file names the user chose (one
+    per take), else each take's :func:`default_stem`; a name taken gets " (2)"."""
     key = str(fmt).upper().lstrip(".")
     if key not in export_formats():
         raise UserError(
@@ -89,9 +98,10 @@ def export_takes(library: TakeLibrary, ids: Iterable[str], folder: str | Path, f
     written: list[Path] = []
     try:
         target.mkdir(parents=True, exist_ok=True)
-        for take in takes:
+        for n, take in enumerate(takes):
             audio, rate = library.read_audio(take.id)
-            path = _free_path(target, default_stem(take), ext)
+            chosen = stems[n] if stems is not None and n < len(stems) else None
+            path = _free_path(target, safe_stem(chosen) if chosen else default_stem(take), ext)
             with atomic_write(path) as handle:
                 sf.write(handle, audio, rate, format=container, subtype=subtype)
             data = json.dumps(sidecar(take, path.name), ensure_ascii=False, indent=2) + "\n"

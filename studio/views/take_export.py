@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.engine.errors import UserError
+from studio.library.export import default_stem
 from studio.views.widgets.labels import MessageLabel, hint_label
 
 FORMAT_TIPS = {
@@ -67,6 +68,11 @@ class ExportDialog(QDialog):
                           "Each gets a .json file beside it with everything needed to render "
                           "it again.")
         what.setObjectName("exportSummary")
+        self.nameEdit = QLineEdit(default_stem(self._rows[0].take) if len(self._rows) == 1 else "")
+        self.nameEdit.setObjectName("exportName")
+        self.nameEdit.setAccessibleName("File name")
+        self.nameEdit.setToolTip("The exported file's name, without its extension")
+        self.nameEdit.setVisible(len(self._rows) == 1)  # several takes: each its own words
         self.folderEdit = QLineEdit(folder or default_folder())
         self.folderEdit.setObjectName("exportFolder")
         self.folderEdit.setAccessibleName("Export folder")
@@ -90,6 +96,8 @@ class ExportDialog(QDialog):
         folderRow.addWidget(self.folderEdit, 1)
         folderRow.addWidget(self.browseButton)
         form = QFormLayout()
+        if len(self._rows) == 1:
+            form.addRow("File &name", self.nameEdit)
         form.addRow("&Folder", folderRow)
         form.addRow("F&ormat", self.formatCombo)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
@@ -125,9 +133,13 @@ class ExportDialog(QDialog):
             self.message.show_message("Choose a folder to export to.")
             return False
         ids = [r.take.id for r in self._rows]
+        name = self.nameEdit.text().strip() if len(self._rows) == 1 else ""
+        if len(self._rows) == 1 and not name:
+            self.message.show_message("Type a name for the file.")
+            return False
         try:
             self.written = list(self._export(self._library, ids, Path(self.folder()),
-                                             self.format()))
+                                             self.format(), stems=[name] if name else None))
         except UserError as exc:
             self.message.show_message(str(exc))
             return False

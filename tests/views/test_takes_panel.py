@@ -266,19 +266,23 @@ def test_export_dialog_writes_the_selected_takes(qtbot, writer, reader, make_pan
     rows = [panel.model.row_info(0)]
     calls = []
 
-    def export(library, ids, folder, fmt):
+    def export(library, ids, folder, fmt, stems=None):
         calls.append((ids, folder, fmt))
         from studio.library.export import export_takes
 
-        return export_takes(library, ids, folder, fmt)
+        return export_takes(library, ids, folder, fmt, stems)
 
     dialog = ExportDialog(reader, rows, folder=str(tmp_path / "out"), fmt="FLAC", export=export)
     qtbot.addWidget(dialog)
+    # Issue 25 (13): a file name is asked for, the text's first words by default.
+    assert dialog.nameEdit.text() == "Export me"
+    dialog.nameEdit.setText("Intro, final")
     assert "FLAC" in [dialog.formatCombo.itemText(i) for i in range(dialog.formatCombo.count())]
     with qtbot.waitSignal(dialog.exported) as done:
         dialog.exportButton.click()
     assert calls == [([take.id], tmp_path / "out", "FLAC")]
     assert "Exported 1 take as FLAC" in done.args[0]
+    assert dialog.written[0].name == "Intro, final.flac"
     audio, rate = sf.read(dialog.written[0])
     assert rate == 24000 and audio.shape[0] == 24000
     assert dialog.written[0].with_suffix(".json").is_file()
