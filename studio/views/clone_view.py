@@ -139,6 +139,7 @@ class CloneView(JobSlots, QWidget):
             self._drop_voice()
             return
         self.reference.set_transcript(voice.transcript)
+        self.reference.show_as(f"Saved voice: {voice.name}")
         self._voice = voice
         self._refresh_save()
 

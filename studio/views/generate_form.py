@@ -42,12 +42,12 @@ from studio.engine.options import (
     GenerationOptions,
 )
 from studio.engine.text import NONVERBAL_TAGS, PAUSE_TAGS
-from studio.views.words import tag_words
 from studio.views.live_preview import LivePreview
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.language_picker import LanguagePicker
 from studio.views.widgets.reflow import ReflowRow
+from studio.views.words import tag_words
 
 # name -> (decoding steps, what it is for)
 PRESETS: dict[str, tuple[int, str]] = {

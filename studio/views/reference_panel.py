@@ -36,6 +36,7 @@ from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.level_meter import LevelMeter
 from studio.views.widgets.waveform import SWEET_SPOT_S, WaveformView
+from studio.views.words import shown_name, start_folder
 
 AUDIO_FILTER = "Audio files (*.wav *.flac *.ogg *.mp3 *.aiff *.aif);;All files (*)"
 RECORD_RATE = 24000  # the model's own rate: no resampling on the way in
@@ -121,6 +122,7 @@ class ReferencePanel(QWidget):
         self._transcribing = False
         self._path_text = ""  # the path last read, as typed
         self.undoStack = UndoStack(self)  # the window's, once it has one
+        self._last_folder: str | None = None  # where Browse last found a clip
         self._can_play = False
         self._play_reason: str | None = None
         self._can_record = False
@@ -329,9 +331,8 @@ class ReferencePanel(QWidget):
                     self.refPathEdit.setText(str(previous))
                     self.message.show_message(f"{exc} The clip you had is still in use.")
                 return False
-            self._path_text = str(path)
-            self.refPathEdit.setText(str(path))
             self._use(path, audio, rate)
+            self.show_as(shown_name(path))
             self.message.clear_message()
         if self._reference != previous:
             if previous is not None:
@@ -355,6 +356,13 @@ class ReferencePanel(QWidget):
 
     def set_undo_stack(self, stack: UndoStack) -> None:
         self.undoStack = stack
+
+    def show_as(self, name: str) -> None:
+        """What the clip field shows for the clip in use: its path, or a name for a clip
+        the app keeps (a saved voice's, a take's), never the app's folders and hashes."""
+        self._path_text = name
+        self.refPathEdit.setText(name)
+        self.refPathEdit.setToolTip(name)
 
     def _undoable(self, words: str, change):
         """Run ``change``; when it replaced a clip or typed words, record it for Undo."""
@@ -383,10 +391,12 @@ class ReferencePanel(QWidget):
 
     # ------------------------------------------------------------------ intents
     def browse(self) -> None:
-        start = str(self._reference.parent) if self._reference else ""
+        # The folder the user last chose a clip from, else home: never the app's own.
+        start = start_folder(self._last_folder, avoid=data_dir())
         path, _ = QFileDialog.getOpenFileName(self, "Choose a reference clip", start,
                                               AUDIO_FILTER)
         if path:
+            self._last_folder = str(Path(path).parent)
             self.set_reference(path)
 
     def handle_drop(self, mime: QMimeData) -> bool:
@@ -527,8 +537,8 @@ class ReferencePanel(QWidget):
             self._rate = int(rate)
             self.waveform.set_audio(self._audio, self._rate)
             self.clipInfo.setText(clip_summary(audio, rate))
-        self.refPathEdit.setToolTip(str(path) if path else
-                                    "The audio file of the voice to clone; type or paste a path")
+        if path is None:
+            self.refPathEdit.setToolTip("The audio file of the voice to clone; type or paste a path")
         self._refresh()
         self._refresh_trim()
 

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.engine.errors import UserError
+from studio.paths import data_dir
 from studio.views.script_lines_model import (
     LENGTH,
     NUMBER,
@@ -53,6 +54,7 @@ from studio.views.takes_model import suspect_label
 from studio.views.voices_model import ReadsVoices
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
+from studio.views.words import start_folder
 
 SCRIPT_KEY = "script"  # the player's key of a project's mix: ("script", project path)
 PRESETS = {"Draft": 12, "Standard": 16, "Final": 32}
@@ -200,9 +202,9 @@ class ScriptView(ReadsVoices, QWidget):
         self.takeCombo = QComboBox()
         self.takeCombo.setObjectName("lineTakeCombo")
         self.takeCombo.setToolTip("This line's takes: the one chosen goes into the mix")
-        self.newSeedButton = QPushButton("New seed")
+        self.newSeedButton = QPushButton("New variation")
         self.newSeedButton.setObjectName("newSeedButton")
-        self.newSeedButton.setToolTip("Render this line again with a new seed; its earlier "
+        self.newSeedButton.setToolTip("Render this line again as another variation; its earlier "
                                       "takes stay for picking and A/B")
         self.compareButton = QPushButton("A/B…")
         self.compareButton.setObjectName("compareLineButton")
@@ -363,7 +365,8 @@ class ScriptView(ReadsVoices, QWidget):
     # ------------------------------------------------------------------ files
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open a project or import a script", self.pathEdit.text(),
+            self, "Open a project or import a script",
+            start_folder(self.pathEdit.text().strip() or None, avoid=data_dir()),
             "Projects and scripts (*.ovproj *.txt *.md *.srt *.vtt)")
         if path:
             self.pathEdit.setText(path)

@@ -22,6 +22,7 @@ from PySide6.QtCore import QAbstractListModel, QMimeData, QModelIndex, QObject, 
 
 from studio.library import suspect
 from studio.library.session_takes import UNSAVED
+from studio.views.words import shown_name
 
 if TYPE_CHECKING:
     from studio.library.takes import Take
@@ -107,7 +108,7 @@ def voice_text(take: Take) -> str:
     if take.voice_name:
         return take.voice_name
     if s.reference_path:
-        return Path(s.reference_path).stem
+        return Path(shown_name(Path(s.reference_path))).stem
     if s.mode == "design":
         return s.instruct or "Designed voice"
     return "No reference"

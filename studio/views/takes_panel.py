@@ -55,8 +55,8 @@ from studio.views.take_delegate import STAR_ON, TakeDelegate
 from studio.views.take_detail import TakeDetail
 from studio.views.take_drag import DragFiles
 from studio.views.takes_model import Row, TakesModel
-from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.undo import UndoStack, push_edit
+from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.widgets.undo_bar import UndoBar
 from studio.worker.snapshot import unsaved_take
 

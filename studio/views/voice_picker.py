@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.views.voices_model import ReadsVoices
+from studio.views.words import shown_name
 
 OWN_CLIP = "Your own clip (below)"
 CHOOSE_FILE = "Choose a file…"
@@ -106,8 +107,9 @@ class VoicePicker(ReadsVoices, QWidget):
         if recent:
             self.voiceCombo.insertSeparator(self.voiceCombo.count())
             for path in recent:
-                self.voiceCombo.addItem(f"Recent: {path.name}", f"{RECENT_PREFIX}{path}")
-                self.voiceCombo.setItemData(self.voiceCombo.count() - 1, str(path),
+                name = shown_name(path)  # a take's audio by a name, not its hash
+                self.voiceCombo.addItem(f"Recent: {Path(name).name}", f"{RECENT_PREFIX}{path}")
+                self.voiceCombo.setItemData(self.voiceCombo.count() - 1, name,
                                             Qt.ItemDataRole.ToolTipRole)
         self.voiceCombo.insertSeparator(self.voiceCombo.count())
         self.voiceCombo.addItem(CHOOSE_FILE, BROWSE)

@@ -31,11 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.paths import data_dir
+from studio.views.undo import UndoStack, push_edit
 from studio.views.voice_card import VoiceCardDelegate
 from studio.views.voices_model import ALL_TAGS, DEFAULT_SORT, SORTS, ReadsVoices, VoicesModel
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
-from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.undo_bar import UndoBar
+from studio.views.words import start_folder
 
 NOTES_DELAY_MS = 800  # notes are saved this long after the last keystroke (and on leaving)
 EMPTY = ("No saved voices yet. Save one from the Clone view (Save as voice), or drop an "
@@ -96,6 +98,7 @@ class VoicesView(ReadsVoices, QWidget):
         self._library = library  # None: the data folder's, read-only, opened on first use
         self._drag_dir: QTemporaryDir | None = None
         self.undoStack = UndoStack(self)  # the window's, once it has one
+        self._last_folder: str | None = None  # where the user last imported or exported
         self._bar_index = -1  # the undo stack's index when the undo bar was shown
         # Which scripts speak in a voice: {script name: [speakers]} (the window knows).
         self.scripts_using: Callable[[object], dict[str, list[str]]] = lambda _voice: {}
@@ -442,15 +445,19 @@ class VoicesView(ReadsVoices, QWidget):
         voice = self.current()
         if voice is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export voice", bundle_name(voice),
+        start = Path(start_folder(self._last_folder, avoid=data_dir())) / bundle_name(voice)
+        path, _ = QFileDialog.getSaveFileName(self, "Export voice", str(start),
                                               "OmniVoice voice (*.ovoice)")
         if path:
+            self._last_folder = str(Path(path).parent)
             self.export_requested.emit(voice.id, Path(path))
 
     def _import(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import voice", "",
-                                              "OmniVoice voice (*.ovoice)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Import voice", start_folder(self._last_folder, avoid=data_dir()),
+            "OmniVoice voice (*.ovoice)")
         if path:
+            self._last_folder = str(Path(path).parent)
             self.import_requested.emit(Path(path))
 
     def toggle_play(self) -> None:

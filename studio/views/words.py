@@ -7,6 +7,8 @@ import datetime as _dt
 import re
 from pathlib import Path
 
+from studio.paths import data_dir
+
 # What the model makes of each tag in NONVERBAL_TAGS (studio.engine.text).
 TAG_WORDS = {
     "[laughter]": "A laugh",
@@ -57,3 +59,13 @@ def start_folder(last: str | Path | None, avoid: Path | None = None) -> str:
         if folder.is_dir() and not inside and str(folder) not in ("", "."):
             return str(folder)
     return str(Path.home())
+
+
+def shown_name(path: Path) -> str:
+    """A clip's path as the window shows it: the user's own files as they are, the app's
+    own (under the data folder: a saved voice's clip, a take's audio) by a name."""
+    try:
+        inside = data_dir().resolve() in Path(path).resolve().parents
+    except OSError:
+        inside = False
+    return clip_name(path) if inside else str(path)
