@@ -95,7 +95,7 @@ def shortcut_rows(window, skip: tuple[QShortcut, ...] = ()) -> list[tuple[str, s
     for menu in window.menuBar().findChildren(QMenu):
         title = menu.title().replace("&", "")
         for action in menu.actions():
-            add(f"{title} menu", action.shortcuts(), action.text().replace("&", "").rstrip("…"))
+            add(f"{title} menu", action.shortcuts(), action.iconText())
     takes = getattr(window, "takesPanel", None)
     if takes is not None:  # the takes list's keys are its context menu's actions
         menu = takes.context_menu()
@@ -132,6 +132,8 @@ class ShortcutsDialog(QDialog):
         self.table.setObjectName("shortcutsTable")
         self.table.setHorizontalHeaderLabels(["Where", "Keys", "What it does"])
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.table.setWordWrap(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         for r, row in enumerate(rows):
@@ -213,9 +215,11 @@ class Menus:
         self.helpMenu = install_help_menu(window)
         first = self.helpMenu.actions()[0]
         self.guideAction = QAction("User &guide", self.helpMenu)
+        self.guideAction.setIconText("User guide")
         self.guideAction.setStatusTip("How to clone, design, script and export, step by step")
         self.guideAction.triggered.connect(self.open_guide)
         self.shortcutsAction = QAction("&Keyboard shortcuts", self.helpMenu)
+        self.shortcutsAction.setIconText("Keyboard shortcuts")
         self.shortcutsAction.setShortcut(QKeySequence("Ctrl+/"))
         self.shortcutsAction.setStatusTip("Every key the studio answers to")
         self.shortcutsAction.triggered.connect(self.show_shortcuts)
@@ -226,6 +230,7 @@ class Menus:
 
     def _add(self, menu: QMenu, text: str, slot, tip: str, keys=None) -> QAction:
         action = menu.addAction(text)
+        action.setIconText(text.replace("&", "").rstrip("…"))  # its name, whatever the menu says
         action.setStatusTip(tip)
         action.setToolTip(tip)
         if keys is not None:

@@ -291,12 +291,42 @@ class Driver(QObject):
 
     def op_key(self, target: str, key: str, modifiers=()) -> dict:
         widget = find(target)
+        top = widget.window()  # keys go to the active window, as a user's do (its shortcuts too)
+        if not top.isActiveWindow():
+            top.activateWindow()
+            deadline = time.monotonic() + 2
+            while not top.isActiveWindow() and time.monotonic() < deadline:
+                QTest.qWait(20)
         widget.setFocus(Qt.FocusReason.OtherFocusReason)
         code = getattr(Qt.Key, f"Key_{key}", None)
         if code is None:
             raise DriverError(f"unknown key {key!r}")
         QTest.keyClick(widget, code, _modifiers(modifiers))
         return {}
+
+    def op_menu(self, path: str) -> dict:
+        """Choose "Edit/Undo" from the menu bar with the mouse: click the menu's title, then
+        the item whose words start so (a disabled item is an error, as it does nothing)."""
+        title, _, item = path.partition("/")
+        bar = self.window.menuBar()
+        heads = {a.text().replace("&", ""): a for a in bar.actions()}
+        if title not in heads:
+            raise DriverError(f"no menu {title!r} (there are {list(heads)})")
+        _click_at(bar, bar.actionGeometry(heads[title]).center())
+        menu = heads[title].menu()
+        deadline = time.monotonic() + 5
+        while not menu.isVisible() and time.monotonic() < deadline:
+            QTest.qWait(20)
+        if not menu.isVisible():
+            raise DriverError(f"the {title} menu did not open")
+        words = [a.text().replace("&", "") for a in menu.actions()]
+        chosen = [a for a, w in zip(menu.actions(), words) if item and w.startswith(item)]
+        if not chosen or not chosen[0].isEnabled():
+            menu.close()
+            raise DriverError(f"{path!r} is {'disabled' if chosen else 'not there'} "
+                              f"(the menu has {words})")
+        _click_at(menu, menu.actionGeometry(chosen[0]).center())
+        return {"text": chosen[0].text().replace("&", "")}
 
     def op_choose(self, target: str, text: str) -> dict:
         """Pick an item of a combo box by its text, as choosing it from the popup does."""

@@ -185,6 +185,10 @@ class Studio:
     def choose(self, target: str, text: str) -> None:
         self.request("choose", target=target, text=text)
 
+    def menu(self, path: str) -> str:
+        """Choose a menu bar item ("Edit/Undo") with the mouse; returns its full words."""
+        return self.request("menu", path=path)["text"]
+
     def screenshot(self, name: str, target: str | None = None) -> Path:
         path = self.screens / f"{name}.png"
         self.request("screenshot", path=str(path), **({"target": target} if target else {}))
