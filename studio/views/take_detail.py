@@ -122,7 +122,7 @@ class TakeDetail(QFrame):
                                      "Render this take again, same variation: identical audio")
         self.varyButton = action("varyButton", "New variation",
                                  "Render this take's settings again as another variation")
-        self.copyButton = action("copySettingsButton", "Use these settings",
+        self.copyButton = action("copySettingsButton", "Use settings",
                                  "Put this take's text and settings into its Clone or Design "
                                  "form, its variation locked (Ctrl+Z puts your form back)")
         self.exportButton = action("exportButton", "Export…",

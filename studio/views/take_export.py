@@ -64,7 +64,8 @@ class ExportDialog(QDialog):
 
         names = [r.name for r in self._rows]
         listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        what = hint_label(f"{len(names)} take{'s' if len(names) != 1 else ''}: {listed}. "
+        end = "" if listed.endswith((".", "…", "!", "?")) else "."
+        what = hint_label(f"{len(names)} take{'s' if len(names) != 1 else ''}: {listed}{end} "
                           "Each gets a .json file beside it with everything needed to render "
                           "it again.")
         what.setObjectName("exportSummary")

@@ -641,7 +641,7 @@ class TakesPanel(QWidget):
         menu.addSeparator()
         add("Re-render (same variation)", lambda: self.rerender(vary=False), take is not None)
         add("New variation", lambda: self.rerender(vary=True), take is not None)
-        add("Use these settings", self.copy_settings, take is not None)
+        add("Use these settings in the form", self.copy_settings, take is not None)
         menu.addSeparator()
         add("Export…", self.export_selected, count > 0)
         add("Compare A/B", self.compare, count == 2)

@@ -88,6 +88,9 @@ class FormSnapshot:
     def value(self, key: str) -> object:  # a view that reads a setting while restoring
         return self._values.get(key)
 
+    def values(self) -> dict[str, object]:
+        return dict(self._values)
+
 
 def snapshot_edit(stack: UndoStack | None, view, text: str, change: Callable[[], object]):
     """Run ``change`` on ``view`` as one undoable edit: the form before and after are
@@ -99,6 +102,8 @@ def snapshot_edit(stack: UndoStack | None, view, text: str, change: Callable[[],
     with stack.holding():  # the smaller edits inside are part of this one
         result = change()
     after = FormSnapshot(view)
+    if after.values() == before.values():  # nothing changed: nothing to undo
+        return result
     push_edit(stack, text, lambda: view.restore_state(after),
               lambda: view.restore_state(before), done=True)
     return result

@@ -149,7 +149,7 @@ def test_use_these_settings_says_what_it_did_and_is_undone(qtbot, window, writer
     panel = window.takesPanel
     panel.refresh()
     panel.select_ids([take.id])
-    assert panel.copyButton.text() == "Use these settings"
+    assert panel.copyButton.text() == "Use settings"
     panel.copyButton.click()
     assert form.text() == "The take's words." and form.seedLock.isChecked()
     said = window.statusBarWidget.messageLabel.text()
