@@ -420,6 +420,9 @@ class DesignAttributes(QWidget):
         boxLayout = QHBoxLayout(box)
         boxLayout.setContentsMargins(10, 6, 6, 6)
         caption = QLabel("Instruct")
+        caption.setObjectName("instructCaption")
+        caption.setToolTip("The instruct: the short voice description the model receives, "
+                           "made from your words and the pickers")
         caption.setStyleSheet("color: palette(placeholder-text);")
         boxLayout.addWidget(caption)
         boxLayout.addWidget(self.preview, 1)

@@ -140,3 +140,13 @@ def test_file_dialogs_start_in_the_last_folder_or_home(tmp_path):
     inside = data_dir() / "voices" / "abc"
     inside.mkdir(parents=True, exist_ok=True)
     assert start_folder(str(inside), avoid=data_dir()) == str(Path.home())
+
+
+def test_technical_knobs_keep_their_names_and_say_in_one_line_what_they_do(window):
+    form = window.designView.form
+    knobs = [form.guidanceSpin, form.tShiftSpin, form.takesSpin, form.seedLock, form.seedSpin,
+             form.lengthMode, form.denoiseCheck, form.preprocessCheck, form.postprocessCheck,
+             window.designView.findChild(QLabel, "instructCaption")]
+    for knob in knobs:
+        tip = knob.toolTip()
+        assert tip and "\n" not in tip and len(tip) < 200, (knob.objectName(), tip)
