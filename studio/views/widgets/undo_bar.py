@@ -3,7 +3,7 @@ Undo would do, or the user dismisses it (Edit ▸ Undo works either way)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
 STYLE = """
@@ -16,7 +16,7 @@ QFrame#undoBar QLabel { color: palette(tool-tip-text); }
 class UndoBar(QFrame):
     undo_clicked = Signal()
 
-    def __init__(self, parent: QWidget | None = None, show_ms: int | None = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("undoBar")
         self.setStyleSheet(STYLE)
@@ -37,11 +37,6 @@ class UndoBar(QFrame):
         layout.addWidget(self.label, 1)
         layout.addWidget(self.undoButton)
         layout.addWidget(self.closeButton)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(show_ms or 0)
-        self._timer.timeout.connect(self.hide)
-        self._show_ms = show_ms  # None: no timer
         self.undoButton.clicked.connect(self.undo_clicked)
         self.closeButton.clicked.connect(self.hide)
         self.hide()
@@ -50,8 +45,6 @@ class UndoBar(QFrame):
         self.label.setText(text)
         self.setAccessibleDescription(text)
         self.show()
-        if self._show_ms:
-            self._timer.start()
 
     def text(self) -> str:
         return self.label.text()
