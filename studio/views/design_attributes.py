@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from studio.engine.errors import UserError
 from studio.engine.instruct import CATEGORIES, InstructItem, normalize_instruct, text_wants_chinese
+from studio.views.undo import FormSnapshot, push_edit
 
 UNSET = "—"
 CATEGORY_KEYS = tuple(c.key for c in CATEGORIES)
@@ -329,6 +330,7 @@ class DesignAttributes(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._target_text = ""
+        self.undoStack = None  # the window's (Clear is undoable there)
         self._owned: dict[str, str] = {}  # categories the description set, and to what
         self._match = DescriptionMatch()
         self._quiet = False
@@ -410,8 +412,9 @@ class DesignAttributes(QWidget):
         self.clearButton = QPushButton("Clear")
         self.clearButton.setObjectName("clearDesignButton")
         self.clearButton.setAccessibleName("Clear voice design")
-        self.clearButton.setToolTip("Reset every attribute and the description")
-        self.clearButton.clicked.connect(self.clear)
+        self.clearButton.setToolTip("Reset every attribute and the description (Ctrl+Z brings "
+                                    "them back)")
+        self.clearButton.clicked.connect(self._clear_clicked)
 
         box = QFrame()
         box.setObjectName("instructBox")
@@ -497,6 +500,15 @@ class DesignAttributes(QWidget):
 
     def set_description(self, text: str) -> None:
         self.describeEdit.setPlainText(text)
+
+    def set_undo_stack(self, stack) -> None:
+        self.undoStack = stack
+
+    def _clear_clicked(self) -> None:
+        """Clear, as one edit Edit ▸ Undo takes back (the pickers and the description)."""
+        before = FormSnapshot(self)
+        push_edit(self.undoStack, "Clear the voice design", self.clear,
+                  lambda: (self.clear(), self.restore_state(before)))
 
     def clear(self) -> None:
         self._quiet = True

@@ -147,7 +147,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self.undoStack = UndoStack(self)  # every destructive edit outside a script project
         for part in (self.cloneView.reference, self.designView.reference, self.takesPanel,
-                     self.voicesView):
+                     self.voicesView, self.designView.attributes):
             part.set_undo_stack(self.undoStack)
         self.voicesView.scripts_using = self._scripts_using
         self.menus = Menus(self, self.undoStack,

@@ -161,6 +161,21 @@ def test_use_these_settings_says_what_it_did_and_is_undone(qtbot, window, writer
     assert form.text() == "The take's words." and form.seedSpin.value() == 1234
 
 
+def test_clearing_the_voice_design_is_undone(qtbot, window):
+    attributes = window.designView.attributes
+    attributes.set_description("an old man with a deep voice")
+    attributes.set_selection({"gender": "male", "age": "elderly"})
+    before = (attributes.description(), attributes.instruct())
+    attributes.clearButton.click()
+    assert attributes.description() == "" and attributes.selection().get("gender") in (None, "")
+    shown(qtbot, window)
+    window.show_view("design")
+    press(qtbot, window, Qt.Key.Key_Z)
+    assert (attributes.description(), attributes.instruct()) == before
+    press(qtbot, window, Qt.Key.Key_Y)
+    assert attributes.description() == ""
+
+
 def test_a_failed_clip_load_replaces_nothing_in_the_window(qtbot, window, tmp_path, speech):
     from studio.engine.audio import write_audio_atomic
 
