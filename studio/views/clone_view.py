@@ -135,11 +135,10 @@ class CloneView(JobSlots, QWidget):
             return
         clip = self.voices.library().voices_dir / voice.id / voice.clip
         self._voice = None  # not yet: filling the panel in is no edit that drops it
-        if not self.reference.set_reference(clip):
+        if not self.reference.use_clip(clip, voice.transcript, f"Use the voice '{voice.name}'",
+                                       shown=f"Saved voice: {voice.name}"):
             self._drop_voice()
             return
-        self.reference.set_transcript(voice.transcript)
-        self.reference.show_as(f"Saved voice: {voice.name}")
         self._voice = voice
         self._refresh_save()
 

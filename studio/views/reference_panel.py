@@ -364,21 +364,42 @@ class ReferencePanel(QWidget):
         self.refPathEdit.setText(name)
         self.refPathEdit.setToolTip(name)
 
+    def use_clip(self, path: Path, transcript: str | None, words: str, shown: str | None = None
+                 ) -> bool:
+        """A clip and its transcript at once (a saved voice's), as one edit for Undo;
+        ``shown``: what the clip field says instead of the path. False: unreadable,
+        nothing replaced."""
+        def change() -> bool:
+            if not self._set_reference(path):
+                return False
+            self.set_transcribing(False)
+            self.refTextEdit.setPlainText(transcript or "")
+            if shown:
+                self.show_as(shown)
+            return True
+
+        return self._undoable(words, change)
+
     def _undoable(self, words: str, change):
         """Run ``change``; when it replaced a clip or typed words, record it for Undo."""
-        before = (self._reference, self.refTextEdit.toPlainText())
+        before = self._state()
         result = change()
-        after = (self._reference, self.refTextEdit.toPlainText())
-        if before != after and (before[0] is not None or before[1].strip()):
+        after = self._state()
+        if before[:2] != after[:2] and (before[0] is not None or before[1].strip()):
             push_edit(self.undoStack, words, lambda: self._put(after),
                       lambda: self._put(before), done=True)
         return result
 
-    def _put(self, state: tuple[Path | None, str]) -> None:
-        """Undo and Redo: the clip and transcript as they were."""
+    def _state(self) -> tuple[Path | None, str, str]:
+        return self._reference, self.refTextEdit.toPlainText(), self.refPathEdit.text()
+
+    def _put(self, state: tuple[Path | None, str, str]) -> None:
+        """Undo and Redo: the clip, transcript and clip field as they were."""
         if state[0] != self._reference:
             self._set_reference(state[0])
         self.refTextEdit.setPlainText(state[1])
+        if state[0] is not None:
+            self.show_as(state[2])
 
     def set_transcribing(self, busy: bool) -> None:
         self._transcribing = busy

@@ -286,3 +286,25 @@ def test_the_shortcuts_sheet_is_read_from_the_real_keys(qtbot, window):
               and QKeySequence("Ctrl+Z") in s.keys()]
     assert owners == []
     assert QApplication.instance() is not None
+
+
+def test_picking_a_saved_voice_over_a_clip_is_one_undo_step(qtbot, window, mia, tmp_path, speech):
+    from studio.engine.audio import write_audio_atomic
+
+    mine = tmp_path / "mine.wav"
+    write_audio_atomic(mine, speech(3.0), 24000)
+    clone = window.cloneView
+    clone.reference.set_reference(mine)
+    clone.reference.refTextEdit.setPlainText("What my clip says.")
+    clone.voices.refresh()
+    clone.pick_voice(mia.id)
+    assert clone.reference.transcript() == "Hello there."
+    window.menus.editMenu.aboutToShow.emit()
+    assert window.menus.undoAction.text() == "&Undo Use the voice 'Mia'"
+    window.menus.editMenu.aboutToHide.emit()
+    window.undoStack.undo()
+    assert clone.reference.reference() == mine
+    assert clone.reference.transcript() == "What my clip says."
+    assert clone.reference.refPathEdit.text() == str(mine)
+    window.undoStack.redo()
+    assert clone.reference.refPathEdit.text() == "Saved voice: Mia"
