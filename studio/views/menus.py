@@ -187,6 +187,7 @@ class Menus:
                                     "Close the studio (your takes and voices are kept)", "Ctrl+Q")
         self.quitAction.setMenuRole(QAction.MenuRole.QuitRole)
         self.fileMenu.aboutToShow.connect(self._refresh_file)
+        self.fileMenu.aboutToHide.connect(lambda: self.exportAction.setEnabled(True))
 
         self.editMenu = bar.addMenu("&Edit")
         self.editMenu.setObjectName("editMenu")

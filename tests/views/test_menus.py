@@ -98,6 +98,10 @@ def test_file_menu_reaches_the_pages(qtbot, window, monkeypatch):
     assert window.current_view() == "script"
     window.menus.exportAction.trigger()  # nothing selected: a sentence, no dialog
     assert "Select a take" in window.statusBarWidget.messageLabel.text()
+    window.menus.fileMenu.aboutToShow.emit()  # greyed in the open menu, not for the key
+    assert not window.menus.exportAction.isEnabled()
+    window.menus.fileMenu.aboutToHide.emit()
+    assert window.menus.exportAction.isEnabled()
 
 
 def test_deleted_takes_come_back_with_ctrl_z_in_any_view(qtbot, window, writer, controller):
