@@ -165,6 +165,25 @@ def test_use_these_settings_says_what_it_did_and_is_undone(qtbot, window, writer
     assert form.text() == "The take's words." and form.seedSpin.value() == 1234
 
 
+def test_use_settings_undo_gives_the_voice_design_back_too(qtbot, window, writer):
+    take = add(writer, "The take's words.", seed=5, instruct="female, low pitch")
+    attributes = window.designView.attributes
+    attributes.set_description("an old man")
+    mine = (attributes.description(), attributes.instruct())
+    window.takesPanel.refresh()
+    window.takesPanel.select_ids([take.id])
+    window.takesPanel.copy_settings()
+    assert attributes.instruct() == "female, low pitch"
+    window.undoStack.undo()
+    assert (attributes.description(), attributes.instruct()) == mine
+    attributes.clear()
+    attributes.set_selection({"gender": "male"})
+    mine = (attributes.description(), attributes.instruct())
+    window.takesPanel.copy_settings()
+    window.undoStack.undo()
+    assert (attributes.description(), attributes.instruct()) == mine
+
+
 def test_clearing_the_voice_design_is_undone(qtbot, window):
     attributes = window.designView.attributes
     attributes.set_description("an old man with a deep voice")
