@@ -60,3 +60,14 @@ def test_bad_format_or_unknown_take_writes_nothing(lib, tmp_path):
     with pytest.raises(TakeNotFound):
         export_takes(lib, [take.id, "0" * 32], out, "FLAC")
     assert not out.exists()
+
+
+def test_an_unnamed_take_is_named_by_its_first_words_or_the_chosen_name(lib, tmp_path):
+    """Issue 25 (13): never take-…-seed1211874011.wav."""
+    take = add(lib, "Good morning, and welcome to the first chapter of the book.", seed=1211874011)
+    silent = add(lib, "   ", seed=3)
+    paths = export_takes(lib, [take.id, silent.id], tmp_path, "wav")
+    assert paths[0].name == "Good morning, and welcome to the.wav"
+    assert paths[1].name.startswith("take-") and "seed" not in paths[1].name
+    chosen = export_takes(lib, [take.id], tmp_path, "wav", stems=["Intro: final/2"])
+    assert chosen[0].name == "Intro_ final_2.wav"
