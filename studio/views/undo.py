@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -111,9 +111,7 @@ def snapshot_edit(stack: UndoStack | None, view, text: str, change: Callable[[],
 
 class UndoRouter(QObject):
     """Edit ▸ Undo / Redo: the window's stack, or the Script project's history while the
-    Script page is in use. ``changed`` fires when what Undo would do may have changed."""
-
-    changed = Signal()
+    Script page is in use."""
 
     def __init__(self, stack: QUndoStack, script_view=None,
                  script_active: Callable[[], bool] = lambda: False,
@@ -123,8 +121,6 @@ class UndoRouter(QObject):
         self._script = script_view
         self._script_active = script_active
         self._window_owned = window_owned  # focus inside these: the window's stack
-        stack.indexChanged.connect(lambda _i: self.changed.emit())
-        stack.cleanChanged.connect(lambda _c: self.changed.emit())
 
     def _on_script(self) -> bool:
         if self._script is None or not self._script_active():
@@ -156,11 +152,9 @@ class UndoRouter(QObject):
             self._script.undo()
         else:
             self.stack.undo()
-        self.changed.emit()
 
     def redo(self) -> None:
         if self._on_script():
             self._script.redo()
         else:
             self.stack.redo()
-        self.changed.emit()
