@@ -171,17 +171,19 @@ class VoiceLibrary:
 
     def find(self, name: str) -> Voice:
         """The voice called ``name``, ignoring case (names are unique that way)."""
+        name = fields.one_line(str(name))
         rows = self._db.query(f"SELECT * FROM voices WHERE name_key = ? AND {_LISTED}",
-                              (fields.name_key(" ".join(str(name).split())),))
+                              (fields.name_key(name),))
         if not rows:
             raise VoiceNotFound(
-                f"No saved voice is named '{name}'; run omnivoice-desktop voices list to see the names."
+                f"No saved voice is named '{name[:fields.MAX_NAME_CHARS]}'; run omnivoice-desktop "
+                "voices list to see the names."
             )
         return _voice_from_row(rows[0])
 
     def name_taken(self, name: str) -> bool:
         return bool(self._db.query("SELECT 1 FROM voices WHERE name_key = ?",
-                                   (fields.name_key(" ".join(name.split())),)))
+                                   (fields.name_key(fields.one_line(name)),)))
 
     def list(self) -> list[Voice]:
         """Every saved voice, newest first."""
