@@ -373,6 +373,9 @@ class RemoteBackend:
             raise unreadable from None
         if wave.shape[0] / rate > seconds:  # a header that understated its length
             raise too_much()
+        if not np.isfinite(wave).all():  # float WAVs can hold NaN and infinity
+            raise UserError(f"The server at {self.url} sent audio whose samples are not all "
+                            "numbers; nothing was saved.")
         return np.ascontiguousarray(wave.mean(axis=1), dtype=np.float32), int(rate)
 
 

@@ -28,8 +28,9 @@ def json_response(body: bytes, status: str = "200 OK") -> bytes:
 class Send:
     """One connection's writer; stops (``alive`` False) once the client hangs up."""
 
-    def __init__(self, conn: socket.socket, server: HostileServer):
+    def __init__(self, conn: socket.socket, server: HostileServer, request_line: bytes = b""):
         self.conn, self.server, self.alive = conn, server, True
+        self.request_line = request_line
 
     def __call__(self, data: bytes) -> bool:
         if not self.alive:
@@ -98,7 +99,7 @@ class HostileServer:
             request = _read_request(conn)
             line = request.split(b"\r\n", 1)[0]
             handler = self.speech if b"/v1/audio/speech" in line else self.probe
-            handler(Send(conn, self))
+            handler(Send(conn, self, line))
         except OSError:
             pass
         finally:

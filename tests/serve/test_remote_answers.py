@@ -212,6 +212,15 @@ def test_a_wav_stream_with_a_zero_rate_is_one_sentence():
         assert "sample rate" in _refusal(server, stream=True)
 
 
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_audio_samples_that_are_not_numbers_are_one_sentence(value):
+    """Found by the fuzzing (test_remote_fuzz.py): a float WAV holding NaN was kept."""
+    buffer = io.BytesIO()
+    sf.write(buffer, np.full(2400, value, np.float32), 24000, format="WAV", subtype="FLOAT")
+    with HostileServer(_answer({}, buffer.getvalue())) as server:
+        assert "not all numbers" in _refusal(server)
+
+
 @pytest.mark.parametrize("wait, said", [("30", "in 30 s"), ("Wed, 21 Oct 2015 07:28:00 GMT", "later"),
                                         ("9" * 300, "later"), ("-5", "later")])
 def test_retry_after_is_read_with_sense(wait, said):
