@@ -6,8 +6,9 @@ which only the first sentence is shown), and audio by the longest speech the tex
 can plausibly become (:func:`audio_seconds_limit`, at most :data:`MAX_AUDIO_S`) at
 :data:`MAX_AUDIO_BYTES_PER_S`. A Content-Length past the bound is refused before the
 body; a chunked or endless body is cut off at it. So a client holds at most about
-``MAX_AUDIO_S * MAX_AUDIO_BYTES_PER_S`` (173 MB) of answer, plus its decoded float32
-copy, whatever the server sends. Headers are read with sense: a number that is not
+``MAX_AUDIO_S * MAX_AUDIO_BYTES_PER_S`` (173 MB) of answer, and decodes at most
+``MAX_AUDIO_S * MAX_SAMPLES_PER_S`` samples (345 MB of float32), whatever the server
+sends (benchmarks/bench_remote_client.py measures the peaks). Headers are read with sense: a number that is not
 one, or out of range, is ignored (the seed, Retry-After) or refused in one sentence
 (a stream's sample rate, which the audio cannot do without).
 """
@@ -25,7 +26,8 @@ MAX_ERROR_BYTES = 64 * KB  # an error body; its first sentence is all we show
 MAX_AUDIO_S = MAX_SECONDS  # 30 min: the longest output one local item may ask for
 AUDIO_SLACK_S = 30.0  # a server's padding and silences, on top of the words
 SECONDS_PER_CHAR = 0.5  # slow, deliberate speech: 2 characters a second (CJK included)
-MAX_AUDIO_BYTES_PER_S = 24_000 * 4  # 24 kHz float32 mono, or 48 kHz 16-bit
+MAX_SAMPLES_PER_S = 48_000  # 48 kHz mono or 24 kHz stereo, decoded
+MAX_AUDIO_BYTES_PER_S = MAX_SAMPLES_PER_S * 2  # that at 16 bits, or 24 kHz float32 mono
 AUDIO_HEADER_BYTES = 64 * KB  # a WAV header with its LIST and other chunks
 RATE_RANGE = (8_000, 192_000)  # sample rates a speech server plausibly sends
 MAX_RETRY_AFTER_S = 86_400

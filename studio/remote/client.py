@@ -303,10 +303,11 @@ class RemoteBackend:
                 raise self._timed_out(exchange)
 
         if request.stream:
-            audio, rate = self._receive_stream(response, kind, limit, too_much, check, on_chunk)
+            audio, rate = self._receive_stream(response, kind, seconds, limit, too_much, check,
+                                               on_chunk)
         else:
             data = answers.read_bounded(response, limit, too_much, check)
-            audio, rate = self._decode(data, seconds, limit, too_much)
+            audio, rate = self._decode(data, seconds, too_much)
             if on_chunk is not None and audio.size:
                 on_chunk(audio, rate)
         check()
@@ -317,7 +318,9 @@ class RemoteBackend:
         return RemoteResult(audio, rate, seed if seed is not None else request.seed,
                             model, info.dialect, answers.kept_headers(response.headers.items()))
 
-    def _receive_stream(self, response, kind, limit, too_much, check, on_chunk):
+    def _receive_stream(self, response, kind, seconds, limit, too_much, check, on_chunk):
+        """A 16-bit PCM stream (or WAV stream), each piece handed on as it comes; at most
+        ``seconds`` of it at its rate, and ``limit`` bytes."""
         declared = answers.content_length(response.headers)
         if declared is not None and declared > limit:
             raise too_much()
@@ -329,8 +332,8 @@ class RemoteBackend:
             if rate is None:
                 raise self._bad_rate(response.headers["x-audio-sample-rate"])
         decoder = _PcmStream(wav=wav)
-        pieces: list[np.ndarray] = []
-        received = 0
+        pieces: list[np.ndarray] = []  # int16, half the size of the float32 they become
+        received = samples_in = 0
         for data in response.iter_bytes():
             check()
             received += len(data)
@@ -341,18 +344,26 @@ class RemoteBackend:
                 if not answers.rate_ok(decoder.rate):
                     raise self._bad_rate(decoder.rate)
                 rate = decoder.rate
+            samples_in += samples.size
+            if samples_in > seconds * rate:
+                raise too_much()
             if samples.size:
                 pieces.append(samples)
                 if on_chunk is not None:
-                    on_chunk(samples, rate)
-        return (np.concatenate(pieces) if pieces else np.zeros(0, np.float32)), rate
+                    on_chunk(samples.astype(np.float32) / 32768.0, rate)
+        audio = np.empty(samples_in, np.float32)  # filled piece by piece: no second copy
+        at = 0
+        for piece in pieces:
+            np.divide(piece, 32768.0, out=audio[at:at + piece.size], casting="unsafe")
+            at += piece.size
+        return audio, rate
 
     def _bad_rate(self, rate: object) -> UserError:
         return UserError(f"The server at {self.url} gave the sample rate {_short(rate)[:24]!r}, "
                          f"not one from {answers.RATE_RANGE[0]:,} to {answers.RATE_RANGE[1]:,} "
                          "Hz; nothing was saved.")
 
-    def _decode(self, data: bytes, seconds: float, limit: int,
+    def _decode(self, data: bytes, seconds: float,
                 too_much: Callable[[], UserError]) -> tuple[np.ndarray, int]:
         import soundfile as sf
 
@@ -365,7 +376,8 @@ class RemoteBackend:
         # The header, before decoding: a compressed file can claim hours in a few KB.
         if not answers.rate_ok(header.samplerate):
             raise self._bad_rate(header.samplerate)
-        if header.frames / header.samplerate > seconds or header.frames * header.channels > limit:
+        if (header.frames / header.samplerate > seconds
+                or header.frames * header.channels > seconds * answers.MAX_SAMPLES_PER_S):
             raise too_much()
         try:
             wave, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
@@ -373,10 +385,11 @@ class RemoteBackend:
             raise unreadable from None
         if wave.shape[0] / rate > seconds:  # a header that understated its length
             raise too_much()
+        wave = wave[:, 0] if wave.shape[1] == 1 else wave.mean(axis=1)
         if not np.isfinite(wave).all():  # float WAVs can hold NaN and infinity
             raise UserError(f"The server at {self.url} sent audio whose samples are not all "
                             "numbers; nothing was saved.")
-        return np.ascontiguousarray(wave.mean(axis=1), dtype=np.float32), int(rate)
+        return np.ascontiguousarray(wave, dtype=np.float32), int(rate)
 
 
 def _names(values) -> list[str]:
@@ -394,13 +407,14 @@ class _PcmStream:
         self.rate: int | None = None
 
     def feed(self, data: bytes) -> np.ndarray:
+        """The whole int16 samples ``data`` completes."""
         self._held += data
         if self._header:
             if len(self._held) < 44:
-                return np.zeros(0, np.float32)
+                return np.zeros(0, np.int16)
             self.rate = int.from_bytes(self._held[24:28], "little")
             self._held, self._header = self._held[44:], False
         usable = len(self._held) - len(self._held) % 2
-        samples = np.frombuffer(self._held[:usable], "<i2").astype(np.float32) / 32768.0
+        samples = np.frombuffer(self._held[:usable], "<i2")
         self._held = self._held[usable:]
         return samples
