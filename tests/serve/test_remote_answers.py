@@ -255,3 +255,26 @@ def test_synth_with_malformed_headers_says_one_sentence_or_works(tmp_path):
     assert run.returncode == 2 and len(err.strip().splitlines()) == 1, err
     assert "sample rate" in err and "Unexpected" not in err
     assert not (tmp_path / "b.wav").exists()
+
+
+def test_the_studio_worker_render_ends_at_its_deadline():
+    """The window's remote path (worker/remote.py) has the same deadline."""
+    import studio.engine.decode  # noqa: F401 -- torch, imported by the render, not timed
+    from studio.engine.options import GenerationOptions
+    from studio.worker.jobs import RenderRequest
+    from studio.worker.remote import BackendConfig, RemoteRenderer, Voice
+
+    def trickled(send):
+        send(GOOD[:GOOD.index(b"\r\n\r\n") + 4])
+        send.trickle(b"\0" * 40, 0.5)
+
+    with HostileServer(trickled) as server:
+        renderer = RemoteRenderer(BackendConfig(server.url, timeout=2))
+        started = time.monotonic()
+        try:
+            with pytest.raises(UserError, match="did not answer within 2 s"):
+                renderer.render(RenderRequest(TEXT, instruct="female", seeds=(1,),
+                                              options=GenerationOptions()), Voice("female"), 1)
+        finally:
+            renderer.close()
+    assert time.monotonic() - started < 3.5
