@@ -104,9 +104,8 @@ def _table(voices: list[dict]) -> str:
 
 
 def _import(library, args) -> dict:
-    from studio.library.bundle import read_bundle
-
     from studio.library import fields
+    from studio.library.bundle import read_bundle
 
     contents = read_bundle(args.file)  # every part checked before anything is written
     try:

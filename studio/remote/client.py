@@ -15,7 +15,6 @@ caller writes nothing until the audio is whole.
 from __future__ import annotations
 
 import io
-import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -111,7 +110,7 @@ class RemoteBackend:
             raise UserError(f"Unknown server dialect {dialect_name!r}; use "
                             f"{', '.join(DIALECTS)}.")
         if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                or not 0 < timeout <= MAX_TIMEOUT_S or math.isnan(timeout)):
+                or not 0 < timeout <= MAX_TIMEOUT_S):  # NaN fails the comparison too
             raise UserError(f"The timeout {str(timeout)[:24]} is not a number of seconds from "
                             f"0 to {MAX_TIMEOUT_S:g}; give the server a few minutes, e.g. "
                             "--timeout 600.")
