@@ -266,3 +266,16 @@ def test_a_name_given_on_the_command_line_is_cleaned_the_same_way(save, cli, tmp
     code, out, err = cli("voices", "import", bundle, "--rename", "Copy\x1b[2J")
     assert code == 0 and not _unsafe("".join(out + err)), out + err
     assert cli("voices", "delete", "Copy [2J")[0] == 0
+
+
+def test_a_name_stored_before_names_were_cleaned_is_shown_clean_and_can_be_named(save, cli):
+    assert save("Old", "--ref-text", "Hello.")[0] == 0
+    raw = "Old\x00Name\x1b[31m"
+    with sqlite3.connect(data() / "library.sqlite") as conn:  # as an earlier import stored it
+        conn.execute("UPDATE voices SET name = ?, name_key = ?, tags = ?",
+                     (raw, raw.casefold(), json.dumps(["calm\x07"])))
+    code, out, _ = cli("voices", "list")
+    assert code == 0 and not _unsafe("".join(out)) and out[1].startswith("Old Name [31m")
+    assert "calm" in out[1]
+    assert cli("voices", "delete", "old name [31m")[0] == 0
+    assert cli("voices", "list")[1][0].startswith("No saved voices")
