@@ -15,6 +15,7 @@ from studio.engine.errors import UserError
 
 
 def add_arguments(synth) -> None:
+    from studio.remote.client import DEFAULT_TIMEOUT_S
     from studio.remote.dialects import DIALECTS
 
     synth.add_argument("--backend", metavar="URL",
@@ -24,7 +25,8 @@ def add_arguments(synth) -> None:
     synth.add_argument("--dialect", choices=DIALECTS,
                        help="the server's request dialect (default: detected from the server)")
     synth.add_argument("--timeout", type=float, default=None,
-                       help="seconds to wait for the server's answer (with --backend)")
+                       help="seconds the server has for each answer, from connecting to its "
+                            f"last byte (with --backend; default {DEFAULT_TIMEOUT_S:g})")
 
 
 # (attribute, value meaning "not given", how the option is spelled)
@@ -151,7 +153,7 @@ def run(args, text: str) -> dict:
     lexicon = load_pronunciations(args.dictionary)  # applied here: servers have none of ours
     sink = _Sink(args.out, pipe, args.format)
     with RemoteBackend(args.backend, args.api_key, args.dialect,
-                       args.timeout or DEFAULT_TIMEOUT_S) as backend:
+                       DEFAULT_TIMEOUT_S if args.timeout is None else args.timeout) as backend:
         info = backend.info()
 
         def chunk(audio, rate: int) -> None:

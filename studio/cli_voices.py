@@ -104,10 +104,14 @@ def _table(voices: list[dict]) -> str:
 
 
 def _import(library, args) -> dict:
+    from studio.library import fields
     from studio.library.bundle import read_bundle
 
     contents = read_bundle(args.file)  # every part checked before anything is written
-    name = args.rename if args.rename is not None else contents.name
+    try:
+        name = fields.clean_name(args.rename) if args.rename is not None else contents.name
+    except fields.InvalidField as exc:
+        raise UserError(exc.sentence()) from None
     if library.name_taken(name):
         hint = "another name" if args.rename is not None else "another name with --rename NEW"
         raise UserError(f"A voice named '{name}' is already in the library; import it under {hint}.")

@@ -211,3 +211,71 @@ def test_unknown_voice_for_export_and_delete(cli, tmp_path):
     assert_refused(cli("voices", "export", "Nobody", tmp_path / "n.ovoice"), "No saved voice")
     assert_refused(cli("voices", "delete", "Nobody"), "No saved voice")
     assert not (tmp_path / "n.ovoice").exists()
+
+
+def _with_manifest(source: Path, dest: Path, **changes) -> Path:
+    """A copy of the bundle ``source`` whose manifest has ``changes``."""
+    import zipfile
+
+    with zipfile.ZipFile(source) as archive:
+        files = {info.filename: archive.read(info) for info in archive.infolist()}
+    manifest = json.loads(files["manifest.json"])
+    manifest.update(changes)
+    files["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(dest, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return dest
+
+
+def _unsafe(text: str) -> list[str]:
+    """Characters a terminal acts on or hides: controls (C0, DEL, C1) and format ones."""
+    import unicodedata
+
+    return [c for c in text if unicodedata.category(c) in ("Cc", "Cf")]
+
+
+def test_an_imported_bundle_cannot_reach_the_terminal_with_control_characters(save, cli, tmp_path):
+    assert save("Narrator", "--ref-text", "Hello.")[0] == 0
+    bundle = tmp_path / "n.ovoice"
+    assert cli("voices", "export", "Narrator", bundle)[0] == 0
+    evil = _with_manifest(bundle, tmp_path / "evil.ovoice",
+                          name="Evil\x1b]0;owned\x07\x00Name\u202e",
+                          tags=["calm\x1b[31m", "\u202eevil\x9b2J", "\x00"],
+                          language="en\x1b[2J")
+    code, out, err = cli("voices", "import", evil)
+    assert code == 0, err
+    assert not _unsafe("".join(out + err)), out + err
+
+    code, out, err = cli("voices", "list")
+    assert code == 0 and not _unsafe("".join(out)), out
+    assert "Evil ]0;owned Name" in out[1] and "calm [31m, evil 2J" in out[1]
+    # the name as shown names the voice: export and delete work from the command line
+    assert cli("voices", "export", "Evil ]0;owned Name", tmp_path / "again.ovoice")[0] == 0
+    assert cli("voices", "delete", "evil ]0;OWNED name")[0] == 0
+
+
+def test_a_name_given_on_the_command_line_is_cleaned_the_same_way(save, cli, tmp_path):
+    assert save("Bell\x07 Ringer", "--ref-text", "Hello.", "--tags", "loud\x1b[5m")[0] == 0
+    code, out, _ = cli("voices", "list", "--json")
+    [voice] = one_json(out)["voices"]
+    assert (voice["name"], voice["tags"]) == ("Bell Ringer", ["loud [5m"])
+    bundle = tmp_path / "b.ovoice"
+    assert cli("voices", "export", "Bell Ringer", bundle)[0] == 0
+    assert_refused(cli("voices", "import", bundle, "--rename", "\x1b\x07"), "name is empty")
+    code, out, err = cli("voices", "import", bundle, "--rename", "Copy\x1b[2J")
+    assert code == 0 and not _unsafe("".join(out + err)), out + err
+    assert cli("voices", "delete", "Copy [2J")[0] == 0
+
+
+def test_a_name_stored_before_names_were_cleaned_is_shown_clean_and_can_be_named(save, cli):
+    assert save("Old", "--ref-text", "Hello.")[0] == 0
+    raw = "Old\x00Name\x1b[31m"
+    with sqlite3.connect(data() / "library.sqlite") as conn:  # as an earlier import stored it
+        conn.execute("UPDATE voices SET name = ?, name_key = ?, tags = ?",
+                     (raw, raw.casefold(), json.dumps(["calm\x07"])))
+    code, out, _ = cli("voices", "list")
+    assert code == 0 and not _unsafe("".join(out)) and out[1].startswith("Old Name [31m")
+    assert "calm" in out[1]
+    assert cli("voices", "delete", "old name [31m")[0] == 0
+    assert cli("voices", "list")[1][0].startswith("No saved voices")

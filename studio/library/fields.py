@@ -48,11 +48,32 @@ def _check_text(value: str, what: str) -> None:
                            "type or paste it again")
 
 
+# Zero-width (non-)joiners are format characters that spell words (Persian, Indic
+# scripts, emoji sequences); every other one only hides or reorders what is shown.
+_JOINERS = ("\u200c", "\u200d")
+
+
+def one_line(text: str) -> str:
+    """``text`` as it may reach a terminal, a file name prompt or a list: control
+    characters (NUL, escape, DEL, C1) become spaces, invisible format characters
+    (bidi overrides, zero-width spaces, BOMs) go, and whitespace runs (tabs, line
+    breaks) become one space, stripped. The one cleaning of every name, tag and
+    language, wherever it is set or looked up."""
+    kept = []
+    for ch in text:
+        kind = unicodedata.category(ch)
+        if kind == "Cc":
+            kept.append(" ")
+        elif kind != "Cf" or ch in _JOINERS:
+            kept.append(ch)
+    return " ".join("".join(kept).split())
+
+
 def clean_name(name: object) -> str:
     if not isinstance(name, str):
         raise InvalidField("the voice name is not text", "type a name for the voice")
     _check_text(name, "voice name")
-    name = " ".join(name.split())  # strip, and no tabs or line breaks inside
+    name = one_line(name)
     if not name:
         raise InvalidField("the voice name is empty", "type a name for the voice")
     if len(name) > MAX_NAME_CHARS:
@@ -80,13 +101,14 @@ def clean_transcript(text: object) -> str:
     return text
 
 
-def _optional_text(value: object, what: str, limit: int, fix: str) -> str | None:
+def _optional_text(value: object, what: str, limit: int, fix: str,
+                   single_line: bool = False) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
         raise InvalidField(f"the {what} is not text", fix)
     _check_text(value, what)
-    value = value.strip()
+    value = one_line(value) if single_line else value.strip()
     if len(value) > limit:
         raise InvalidField(f"the {what} is longer than {limit} characters", fix)
     return value or None
@@ -111,7 +133,8 @@ def clean_instruct(value: object) -> str | None:
 
 
 def clean_language(value: object) -> str | None:
-    return _optional_text(value, "language", MAX_LANGUAGE_CHARS, "pick a language from the list")
+    return _optional_text(value, "language", MAX_LANGUAGE_CHARS, "pick a language from the list",
+                          single_line=True)
 
 
 def clean_cache_key(value: object) -> str | None:
@@ -142,7 +165,7 @@ def clean_tags(value: object) -> tuple[str, ...]:
         if not isinstance(tag, str):
             raise InvalidField(f"the tag {tag!r} is not text", "enter the tags one by one")
         _check_text(tag, "tag")
-        tag = " ".join(tag.split())
+        tag = one_line(tag)
         if len(tag) > MAX_TAG_CHARS:
             raise InvalidField(
                 f"a tag is longer than {MAX_TAG_CHARS} characters", "shorten the tag"

@@ -37,7 +37,7 @@ from studio.atomic import atomic_write, fsync_dir
 from studio.audio.loudness import loudness_lufs
 from studio.engine.errors import UserError
 from studio.library.db import Database, busy_error, is_busy
-from studio.library.fields import format_time, is_voice_id, name_key
+from studio.library.fields import format_time, is_voice_id, name_key, one_line
 from studio.paths import data_dir
 
 TAKES_DIR = "takes"
@@ -142,7 +142,7 @@ def _search_key(text: str, name: str, notes: str) -> str:
 def clean_take_name(name: object) -> str:
     if not isinstance(name, str):
         raise UserError("The take name is not text; type a name for the take.")
-    name = " ".join(name.split())
+    name = one_line(name)
     if not name:
         raise UserError("The take name is empty; type a name for the take.")
     if len(name) > MAX_TAKE_NAME_CHARS:

@@ -91,14 +91,17 @@ class Voice:
 
 
 def _voice_from_row(row: sqlite3.Row) -> Voice:
+    # Cleaned as they are read too: a library written before names were cleaned (or
+    # by another program) shows no control characters either.
+    tags = (fields.one_line(tag) for tag in json.loads(row["tags"]) if isinstance(tag, str))
     return Voice(
         id=row["id"],
-        name=row["name"],
+        name=fields.one_line(row["name"]),
         transcript=row["transcript"],
         instruct=row["instruct"],
         seed=row["seed"],
-        tags=tuple(json.loads(row["tags"])),
-        language=row["language"],
+        tags=tuple(tag for tag in tags if tag),
+        language=fields.one_line(row["language"]) if row["language"] else row["language"],
         created=fields.parse_time(row["created"]),
         updated=fields.parse_time(row["updated"]),
         clip=row["clip"],
@@ -171,17 +174,22 @@ class VoiceLibrary:
 
     def find(self, name: str) -> Voice:
         """The voice called ``name``, ignoring case (names are unique that way)."""
-        rows = self._db.query(f"SELECT * FROM voices WHERE name_key = ? AND {_LISTED}",
-                              (fields.name_key(" ".join(str(name).split())),))
+        name = fields.one_line(str(name))
+        key = fields.name_key(name)
+        rows = self._db.query(f"SELECT * FROM voices WHERE name_key = ? AND {_LISTED}", (key,))
+        if not rows:  # a name stored before names were cleaned is found as it is shown
+            rows = [row for row in self._db.query(f"SELECT * FROM voices WHERE {_LISTED}")
+                    if fields.name_key(fields.one_line(row["name"])) == key]
         if not rows:
             raise VoiceNotFound(
-                f"No saved voice is named '{name}'; run omnivoice-desktop voices list to see the names."
+                f"No saved voice is named '{name[:fields.MAX_NAME_CHARS]}'; run omnivoice-desktop "
+                "voices list to see the names."
             )
         return _voice_from_row(rows[0])
 
     def name_taken(self, name: str) -> bool:
         return bool(self._db.query("SELECT 1 FROM voices WHERE name_key = ?",
-                                   (fields.name_key(" ".join(name.split())),)))
+                                   (fields.name_key(fields.one_line(name)),)))
 
     def list(self) -> list[Voice]:
         """Every saved voice, newest first."""

@@ -2,18 +2,19 @@
 
 Connecting is retried (a refused or reset connect never reached the server, so
 trying again is safe); a request that reached it never is, since a render costs the
-server real work. Every response is read as a stream and a streamed render hands
-each piece on as it arrives. Cancel shuts the render's socket down, which wakes a
-read blocked on a server still rendering (closing the client would not) and tells
-the server its client left; each render has a client (so a connection) of its own
-for that. Every way it can fail is one :class:`UserError` sentence that names the
-server; the caller writes nothing until the audio is whole.
+server real work. Every response is read as a stream, never past what it can
+legitimately be (:mod:`studio.remote.answers`), and a streamed render hands each
+piece on as it arrives. ``timeout`` is a deadline for a whole exchange (the probe's
+requests together, or one render: connect, upload, headers and body), and cancel
+ends a render at once: both shut the exchange's sockets down
+(:mod:`studio.remote.deadline`), which also tells the server its client left. Every
+way it can fail is one :class:`UserError` sentence that names the server; the
+caller writes nothing until the audio is whole.
 """
 
 from __future__ import annotations
 
 import io
-import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,13 +22,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from studio.engine.errors import UserError
+from studio.remote import answers
+from studio.remote.deadline import Exchange
 from studio.remote.dialects import DIALECTS, Dialect, RemoteRequest, dialect
 
 CONNECT_RETRIES = 2
-CONNECT_TIMEOUT_S = 10.0
-DEFAULT_TIMEOUT_S = 600.0  # a long text at many steps renders for minutes before a byte
+CONNECT_TIMEOUT_S = 10.0  # a try; the tries share what is left of the deadline
+# A render's whole exchange: a long text at many steps renders for many minutes.
+DEFAULT_TIMEOUT_S = 1800.0
+PROBE_TIMEOUT_S = 60.0  # /v1/models, /health and the voices together: small answers
+MAX_TIMEOUT_S = 7 * 86_400.0
 PCM_RATE = 24000  # OmniVoice's rate, for a PCM stream whose server does not say
-CANCEL_POLL_S = 0.05
 
 
 class RemoteCancelled(Exception):
@@ -64,24 +69,29 @@ def _short(message: object) -> str:
     return text.rstrip(". ") or "no reason given"
 
 
-def server_message(response) -> str:
-    """The reason a server gave, from the error shapes of OpenAI, vLLM, FastAPI and
-    omnivoice-server."""
+def server_message(status: int, body: bytes) -> str:
+    """The reason a server gave (the first sentence of it), from the error shapes of
+    OpenAI, vLLM, FastAPI and omnivoice-server; ``body`` is the error body's start."""
+    import json
+
+    text = body.decode("utf-8", errors="replace")
     try:
-        body = response.json()
-    except Exception:
-        return _short(response.text[:300]) if response.text.strip() else f"HTTP {response.status_code}"
-    error = body.get("error", body) if isinstance(body, dict) else body
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        said = answers.first_sentence(text)
+        return _short(said) if said else f"HTTP {status}"
+    error = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
     if isinstance(error, dict):
         detail = error.get("detail")
         if isinstance(detail, list) and detail and isinstance(detail[0], dict):
             where = detail[0].get("loc", [])
             name = where[-1] if isinstance(where, list) and where else "request"
-            return _short(f"{name}: {detail[0].get('msg', 'invalid')}")
+            said = f"{_short(name)}: {detail[0].get('msg', 'invalid')}"
+            return _short(answers.first_sentence(said))
         for key in ("message", "detail", "error"):
             if isinstance(error.get(key), str):
-                return _short(error[key])
-    return _short(error)
+                return _short(answers.first_sentence(error[key]))
+    return _short(answers.first_sentence(str(error)[:1000]))
 
 
 class RemoteBackend:
@@ -99,18 +109,27 @@ class RemoteBackend:
         if dialect_name is not None and dialect_name not in DIALECTS:
             raise UserError(f"Unknown server dialect {dialect_name!r}; use "
                             f"{', '.join(DIALECTS)}.")
-        self.url, self.timeout = url, timeout
+        if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                or not 0 < timeout <= MAX_TIMEOUT_S):  # NaN fails the comparison too
+            raise UserError(f"The timeout {str(timeout)[:24]} is not a number of seconds from "
+                            f"0 to {MAX_TIMEOUT_S:g}; give the server a few minutes, e.g. "
+                            "--timeout 600.")
+        self.url, self.timeout = url, float(timeout)
         self._dialect_name = dialect_name
-        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        # identity: a compressed answer could unpack far past what was read off the wire
+        self._headers = {"Accept-Encoding": "identity"}
+        if api_key:
+            self._headers["Authorization"] = f"Bearer {api_key}"
         self._client = self._new_client()  # for the probes; each render has its own
         self._info: ServerInfo | None = None
 
     def _new_client(self):
         import httpx
 
+        # No keep-alive: each request connects, so its Exchange learns its socket.
         return httpx.Client(
             base_url=self.url, headers=self._headers,
-            timeout=httpx.Timeout(self.timeout, connect=CONNECT_TIMEOUT_S),
+            limits=httpx.Limits(max_keepalive_connections=0),
             transport=httpx.HTTPTransport(retries=CONNECT_RETRIES))
 
     def close(self) -> None:
@@ -124,12 +143,23 @@ class RemoteBackend:
 
     # ------------------------------------------------------------------ errors
 
-    def _failure(self, exc: Exception) -> UserError:
+    def _timeouts(self, exchange: Exchange):
+        """httpx's per-operation timeouts, none past the exchange's deadline."""
         import httpx
 
-        if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
-            return UserError(f"The server at {self.url} did not answer within "
-                             f"{self.timeout:g} s; it may be busy, or give it longer.")
+        left = max(exchange.remaining(), 0.001)
+        return httpx.Timeout(left, connect=min(CONNECT_TIMEOUT_S, left / (CONNECT_RETRIES + 1)))
+
+    def _timed_out(self, exchange: Exchange) -> UserError:
+        return UserError(f"The server at {self.url} did not answer within "
+                         f"{exchange.seconds:g} s; it may be busy, or give it longer.")
+
+    def _failure(self, exc: Exception, exchange: Exchange) -> UserError:
+        import httpx
+
+        if exchange.expired or (isinstance(exc, httpx.TimeoutException)
+                                and not isinstance(exc, httpx.ConnectTimeout)):
+            return self._timed_out(exchange)
         if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
             return UserError(f"The server at {self.url} cannot be reached; check the address "
                              "and that the server is running.")
@@ -143,32 +173,45 @@ class RemoteBackend:
         if status in (401, 403):
             return UserError(f"The server at {self.url} refused the API key; check the key "
                              "(Settings, or --api-key).")
-        message = server_message(response)
+        message = server_message(status, answers.read_prefix(response, answers.MAX_ERROR_BYTES))
         if status == 413:
             return UserError(f"The server at {self.url} refused the request as too large "
                              f"({message}); send a shorter text or clip.")
         if status == 429:
-            wait = response.headers.get("retry-after", "a few")
-            return UserError(f"The server at {self.url} is busy; try again in {wait} s.")
+            wait = answers.retry_after(response.headers)
+            when = f"in {wait} s" if wait is not None else "later"
+            return UserError(f"The server at {self.url} is busy; try again {when}.")
         if status >= 500:
             return UserError(f"The server at {self.url} failed to render (HTTP {status}): "
                              f"{message}.")
         return UserError(f"The server at {self.url} refused the request: {message}.")
 
-    def _get_json(self, path: str, required: bool = True):
+    def _too_large(self, what: str, limit: int) -> Callable[[], UserError]:
+        return lambda: UserError(f"The server at {self.url} sent a {what} answer larger than "
+                                 f"{limit // answers.KB:,} KB; check that the address is a "
+                                 "speech server.")
+
+    def _get_json(self, path: str, exchange: Exchange, required: bool = True):
+        import json
+
         import httpx
 
         try:
-            response = self._client.get(path)
+            with self._client.stream("GET", path, timeout=self._timeouts(exchange),
+                                     extensions={"trace": exchange.trace}) as response:
+                if response.status_code in (401, 403) or (required and response.is_error):
+                    raise self._refusal(response)
+                if response.is_error:
+                    return None
+                data = answers.read_bounded(response, answers.MAX_JSON_BYTES,
+                                            self._too_large(path, answers.MAX_JSON_BYTES))
         except httpx.HTTPError as exc:
-            raise self._failure(exc) from None
-        if response.status_code in (401, 403) or (required and response.is_error):
-            raise self._refusal(response)
-        if response.is_error:
-            return None
+            raise self._failure(exc, exchange) from None
+        if exchange.expired:
+            raise self._timed_out(exchange)
         try:
-            return response.json()
-        except ValueError:
+            return json.loads(data)
+        except (ValueError, RecursionError):
             if required:
                 raise UserError(f"The server at {self.url} is not a speech server (its "
                                 f"{path} is not JSON).") from None
@@ -178,14 +221,18 @@ class RemoteBackend:
 
     def info(self) -> ServerInfo:
         """What the server is: its dialect (as set, or told by what it reports), models
-        and voices."""
-        if self._info is not None:
-            return self._info
-        models = self._get_json("/v1/models")
-        health = self._get_json("/health", required=False)
+        and voices; all three asked within one deadline."""
+        if self._info is None:
+            with Exchange(min(self.timeout, PROBE_TIMEOUT_S)) as exchange:
+                self._info = self._probe(exchange)
+        return self._info
+
+    def _probe(self, exchange: Exchange) -> ServerInfo:
+        models = self._get_json("/v1/models", exchange)
+        health = self._get_json("/health", exchange, required=False)
         entries = models.get("data", []) if isinstance(models, dict) else []
-        entries = [m for m in entries if isinstance(m, dict)]
-        owners = {m.get("owned_by") for m in entries}
+        entries = [m for m in entries if isinstance(m, dict)] if isinstance(entries, list) else []
+        owners = {o for o in (m.get("owned_by") for m in entries) if isinstance(o, str)}
         name = self._dialect_name
         if name is None:
             if "omnivoice-desktop" in owners:
@@ -195,16 +242,15 @@ class RemoteBackend:
             else:
                 name = "vllm-omni"
         chosen = dialect(name)
-        voices = self._get_json(chosen.voices_path(), required=False)
+        voices = self._get_json(chosen.voices_path(), exchange, required=False)
         listed = voices.get("voices", []) if isinstance(voices, dict) else []
+        listed = listed if isinstance(listed, list) else []
         names = [v.get("id") or v.get("name") if isinstance(v, dict) else v for v in listed]
-        self._info = ServerInfo(
+        return ServerInfo(
             url=self.url, dialect=name,
-            models=[str(m.get("id")) for m in entries if m.get("id")],
-            voices=[str(n) for n in names if n],
+            models=_names(m.get("id") for m in entries), voices=_names(names),
             reported={"health": health if isinstance(health, dict) else None,
-                      "owned_by": sorted(o for o in owners if isinstance(o, str))})
-        return self._info
+                      "owned_by": sorted(owners)})
 
     # ------------------------------------------------------------------ render
 
@@ -221,93 +267,134 @@ class RemoteBackend:
             raise UserError(f"The server at {self.url} needs the reference clip's transcript; "
                             "give it (--ref-text).")
         call = chosen.speech(request, info.model)
-        sockets: list[socket.socket] = []
+        with Exchange(self.timeout, cancel) as exchange:
+            try:
+                with self._new_client() as client, client.stream(
+                        "POST", call.path, json=call.json, data=call.data, files=call.files,
+                        timeout=self._timeouts(exchange),
+                        extensions={"trace": exchange.trace}) as response:
+                    if response.is_error:
+                        raise self._refusal(response)
+                    return self._receive(response, request, info, on_chunk, exchange)
+            except (httpx.HTTPError, UserError) as exc:
+                if exchange.cancelled:
+                    raise RemoteCancelled() from None
+                if isinstance(exc, UserError):
+                    raise
+                raise self._failure(exc, exchange) from None
 
-        def trace(event: str, detail: dict) -> None:
-            if event == "connection.connect_tcp.complete":
-                stream = detail.get("return_value")
-                sock = stream.get_extra_info("socket") if stream is not None else None
-                if sock is not None:
-                    sockets.append(sock)
-
-        done = threading.Event()
-        if cancel is not None:
-            threading.Thread(target=_shut_on_cancel, args=(cancel, done, sockets),
-                             name="remote-cancel", daemon=True).start()
-        try:
-            with self._new_client() as client, client.stream(
-                    "POST", call.path, json=call.json, data=call.data, files=call.files,
-                    extensions={"trace": trace}) as response:
-                if response.is_error:
-                    response.read()
-                    raise self._refusal(response)
-                return self._receive(response, request, info, on_chunk, cancel)
-        except httpx.HTTPError as exc:
-            if cancel is not None and cancel.is_set():
-                raise RemoteCancelled() from None
-            raise self._failure(exc) from None
-        finally:
-            done.set()
-
-    def _receive(self, response, request, info, on_chunk, cancel) -> RemoteResult:
+    def _receive(self, response, request, info, on_chunk, exchange: Exchange) -> RemoteResult:
         kind = response.headers.get("content-type", "")
         if kind.startswith(("application/json", "text/")):
             raise UserError(f"The server at {self.url} answered with something that is not "
                             "audio; check that the address is a speech server.")
-        rate = int(response.headers.get("x-audio-sample-rate", PCM_RATE))
-        pieces: list[np.ndarray] = []
+        seconds = answers.audio_seconds_limit(request.text, request.speed)
+        limit = answers.audio_byte_limit(seconds)
+
+        def too_much() -> UserError:
+            return UserError(f"The server at {self.url} sent more audio than the text can "
+                             f"make (over {seconds:.0f} s); nothing was saved.")
+
+        def check() -> None:
+            if exchange.cancelled:
+                raise RemoteCancelled()
+            if exchange.expired:
+                raise self._timed_out(exchange)
+
         if request.stream:
-            decoder = _PcmStream(wav="wav" in kind)
-            for data in response.iter_bytes():
-                if cancel is not None and cancel.is_set():
-                    raise RemoteCancelled()
-                samples = decoder.feed(data)
-                if decoder.rate:
-                    rate = decoder.rate
-                if samples.size:
-                    pieces.append(samples)
-                    if on_chunk is not None:
-                        on_chunk(samples, rate)
-            audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
+            audio, rate = self._receive_stream(response, kind, seconds, limit, too_much, check,
+                                               on_chunk)
         else:
-            data = bytearray()
-            for part in response.iter_bytes():
-                if cancel is not None and cancel.is_set():
-                    raise RemoteCancelled()
-                data += part
-            audio, rate = self._decode(bytes(data))
+            data = answers.read_bounded(response, limit, too_much, check)
+            audio, rate = self._decode(data, seconds, too_much)
             if on_chunk is not None and audio.size:
                 on_chunk(audio, rate)
+        check()
         if audio.size == 0:
             raise UserError(f"The server at {self.url} sent no audio; nothing was saved.")
-        seed = response.headers.get("x-seed")
-        reported = {k: v for k, v in response.headers.items()
-                    if k.lower().startswith("x-") and len(v) < 200}
-        return RemoteResult(audio, rate, int(seed) if seed and seed.isdigit() else request.seed,
-                            response.headers.get("x-model") or info.model, info.dialect,
-                            reported)
+        seed = answers.seed_of(response.headers)
+        model = answers.printable(response.headers.get("x-model", "")) or info.model
+        return RemoteResult(audio, rate, seed if seed is not None else request.seed,
+                            model, info.dialect, answers.kept_headers(response.headers.items()))
 
-    def _decode(self, data: bytes) -> tuple[np.ndarray, int]:
+    def _receive_stream(self, response, kind, seconds, limit, too_much, check, on_chunk):
+        """A 16-bit PCM stream (or WAV stream), each piece handed on as it comes; at most
+        ``seconds`` of it at its rate, and ``limit`` bytes."""
+        declared = answers.content_length(response.headers)
+        if declared is not None and declared > limit:
+            raise too_much()
+        wav = "wav" in kind
+        rate = PCM_RATE
+        if not wav and "x-audio-sample-rate" in response.headers:
+            rate = answers.whole_number(response.headers["x-audio-sample-rate"],
+                                        *answers.RATE_RANGE)
+            if rate is None:
+                raise self._bad_rate(response.headers["x-audio-sample-rate"])
+        decoder = _PcmStream(wav=wav)
+        pieces: list[np.ndarray] = []  # int16, half the size of the float32 they become
+        received = samples_in = 0
+        for data in response.iter_bytes():
+            check()
+            received += len(data)
+            if received > limit:
+                raise too_much()
+            samples = decoder.feed(data)
+            if decoder.rate is not None:
+                if not answers.rate_ok(decoder.rate):
+                    raise self._bad_rate(decoder.rate)
+                rate = decoder.rate
+            samples_in += samples.size
+            if samples_in > seconds * rate:
+                raise too_much()
+            if samples.size:
+                pieces.append(samples)
+                if on_chunk is not None:
+                    on_chunk(samples.astype(np.float32) / 32768.0, rate)
+        audio = np.empty(samples_in, np.float32)  # filled piece by piece: no second copy
+        at = 0
+        for piece in pieces:
+            np.divide(piece, 32768.0, out=audio[at:at + piece.size], casting="unsafe")
+            at += piece.size
+        return audio, rate
+
+    def _bad_rate(self, rate: object) -> UserError:
+        return UserError(f"The server at {self.url} gave the sample rate {_short(rate)[:24]!r}, "
+                         f"not one from {answers.RATE_RANGE[0]:,} to {answers.RATE_RANGE[1]:,} "
+                         "Hz; nothing was saved.")
+
+    def _decode(self, data: bytes, seconds: float,
+                too_much: Callable[[], UserError]) -> tuple[np.ndarray, int]:
         import soundfile as sf
 
+        unreadable = UserError(f"The server at {self.url} sent audio that cannot be read; "
+                               "nothing was saved.")
+        try:
+            header = sf.info(io.BytesIO(data))
+        except Exception:
+            raise unreadable from None
+        # The header, before decoding: a compressed file can claim hours in a few KB.
+        if not answers.rate_ok(header.samplerate):
+            raise self._bad_rate(header.samplerate)
+        if (header.frames / header.samplerate > seconds
+                or header.frames * header.channels > seconds * answers.MAX_SAMPLES_PER_S):
+            raise too_much()
         try:
             wave, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
         except Exception:
-            raise UserError(f"The server at {self.url} sent audio that cannot be read; "
-                            "nothing was saved.") from None
-        return np.ascontiguousarray(wave.mean(axis=1), dtype=np.float32), int(rate)
+            raise unreadable from None
+        if wave.shape[0] / rate > seconds:  # a header that understated its length
+            raise too_much()
+        wave = wave[:, 0] if wave.shape[1] == 1 else wave.mean(axis=1)
+        if not np.isfinite(wave).all():  # float WAVs can hold NaN and infinity
+            raise UserError(f"The server at {self.url} sent audio whose samples are not all "
+                            "numbers; nothing was saved.")
+        return np.ascontiguousarray(wave, dtype=np.float32), int(rate)
 
 
-def _shut_on_cancel(cancel: threading.Event, done: threading.Event,
-                    sockets: list[socket.socket]) -> None:
-    while not done.wait(CANCEL_POLL_S):
-        if cancel.is_set():
-            for sock in sockets:
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:  # already closed: nothing to wake
-                    pass
-            return
+def _names(values) -> list[str]:
+    """The model or voice names a server listed that we can show and send back."""
+    names = (str(v) for v in values if isinstance(v, (str, int)) and not isinstance(v, bool))
+    return [n for n in names if n.strip() and answers.printable(n)]
 
 
 class _PcmStream:
@@ -319,13 +406,14 @@ class _PcmStream:
         self.rate: int | None = None
 
     def feed(self, data: bytes) -> np.ndarray:
+        """The whole int16 samples ``data`` completes."""
         self._held += data
         if self._header:
             if len(self._held) < 44:
-                return np.zeros(0, np.float32)
+                return np.zeros(0, np.int16)
             self.rate = int.from_bytes(self._held[24:28], "little")
             self._held, self._header = self._held[44:], False
         usable = len(self._held) - len(self._held) % 2
-        samples = np.frombuffer(self._held[:usable], "<i2").astype(np.float32) / 32768.0
+        samples = np.frombuffer(self._held[:usable], "<i2")
         self._held = self._held[usable:]
         return samples

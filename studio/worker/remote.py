@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from studio.engine.errors import UserError
+from studio.remote.client import DEFAULT_TIMEOUT_S
 
 SEED_RANGE = 2**31  # a take always records the seed it was asked for
 PIECE_S = 0.25  # streamed audio goes to the player in pieces at least this long
@@ -24,11 +25,13 @@ PIECE_S = 0.25  # streamed audio goes to the player in pieces at least this long
 
 @dataclass(frozen=True)
 class BackendConfig:
-    """Settings → Backend: Remote. ``dialect`` None: detected from the server."""
+    """Settings → Backend: Remote. ``dialect`` None: detected from the server;
+    ``timeout``: the deadline for each answer, from connecting to its last byte."""
 
     url: str
     api_key: str | None = None
     dialect: str | None = None
+    timeout: float = DEFAULT_TIMEOUT_S
 
 
 @dataclass
@@ -85,7 +88,8 @@ class RemoteRenderer:
             raise UserError("Settings → Backend is set to a speech server but has no address; "
                             "type the server's address, or choose This computer.")
         self.config = config
-        self.backend = RemoteBackend(config.url, config.api_key or None, config.dialect)
+        self.backend = RemoteBackend(config.url, config.api_key or None, config.dialect,
+                                     config.timeout)
 
     def close(self) -> None:
         self.backend.close()

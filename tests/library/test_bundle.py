@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from library_helpers import make_prompt, one_sentence, snapshot
 
 from studio.engine.errors import UserError
@@ -514,3 +516,62 @@ def test_a_prompt_whose_version_is_not_the_number_1_is_one_sentence(version):
     with pytest.raises(UserError) as refused:
         VoicePrompt.from_dict(data, "The prompt")
     assert "\n" not in str(refused.value) and "format version 1" in str(refused.value)
+
+
+# ---------------------------------------------------------------------------
+# Names and tags: what reaches a terminal is neutralised, in one place
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raw, cleaned", [
+    ("Evil\x1b[2JName", "Evil [2JName"),
+    ("Nul\x00Name", "Nul Name"),
+    ("C1\x9b31mName", "C1 31mName"),
+    ("\u202eReversed\u2066", "Reversed"),
+    ("Zero\u200bWidth\ufeff", "ZeroWidth"),
+    ("Line\u2028Break\x7f", "Line Break"),
+    ("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"),  # ZWNJ kept
+])
+def test_control_and_format_characters_in_a_bundle_are_neutralised(library, voice, good, tmp_path,
+                                                                   raw, cleaned):
+    def edit(manifest):
+        manifest.update(name=raw, tags=[raw, "plain"], language=f"en{raw[:3]}")
+
+    imported = import_voice(library, rebuild(good, tmp_path / "n.ovoice", manifest=edit))
+    assert imported.name == cleaned and imported.tags == (cleaned, "plain")
+    assert "\x1b" not in imported.language and "\x00" not in imported.language
+    assert library.find(cleaned).id == imported.id
+    assert library.find(raw).id == imported.id  # the raw spelling finds it too
+
+
+def test_a_name_of_only_control_characters_is_refused(library, voice, good, tmp_path):
+    path = rebuild(good, tmp_path / "c.ovoice", manifest=lambda m: m.update(name="\x1b\x00\u202e"))
+    refuse(library, path, "name is empty")
+
+
+def test_rename_and_update_clean_the_same_way(library, voice):
+    assert library.rename(voice.id, "New\x1b]0;x\x07Name").name == "New ]0;x Name"
+    assert library.update(voice.id, tags=["a\x00b", "\u202e"]).tags == ("a b",)
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.text(st.characters(codec=None, categories=None), max_size=30),
+       tag=st.text(st.characters(codec=None, categories=None), max_size=12))
+def test_any_bundle_name_imports_clean_and_findable_or_is_one_sentence(library, voice, good,
+                                                                       tmp_path, name, tag):
+    import unicodedata
+
+    path = rebuild(good, tmp_path / "any.ovoice",
+                   manifest=lambda m: m.update(name=name, tags=[tag]))
+    try:
+        imported = import_voice(library, path)
+    except UserError as exc:
+        assert one_sentence(str(exc)), str(exc)
+        return
+    for text in (imported.name, *imported.tags):
+        assert all(unicodedata.category(c) != "Cc" for c in text), text
+        assert all(unicodedata.category(c) != "Cf" or c in "\u200c\u200d" for c in text), text
+        assert text == text.strip() and "  " not in text
+    assert library.find(imported.name).id == imported.id
+    library.delete(imported.id)
