@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from studio.engine.errors import UserError
+from studio.safe_read import MB, read_text
 
 SCRIPT_SUFFIXES = (".txt", ".md", ".srt", ".vtt")
 LINE_PAUSE_S = 0.3  # between two lines
@@ -15,6 +16,7 @@ PARAGRAPH_PAUSE_S = 0.8  # a blank line in a text script
 CHAPTER_PAUSE_S = 1.5  # before a Markdown chapter
 DEFAULT_SPEAKER = "Narrator"  # lines before any "Name:" (text) or without one (subtitles)
 MAX_LINES = 5_000
+MAX_SCRIPT_BYTES = 16 * MB  # 5,000 long lines with their cue timings fit many times over
 
 _SPEAKER = re.compile(r"^\s*([^\W\d_][\w .'\-]{0,39}?)\s*:\s+(\S.*)$")
 _CUE_TIME = re.compile(
@@ -48,14 +50,7 @@ def read_script(path: Path) -> Script:
     suffix = path.suffix.lower()
     if suffix not in SCRIPT_SUFFIXES:
         raise UserError(f"The script {path} must end in {', '.join(SCRIPT_SUFFIXES)}.")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(f"The script {path} does not exist.") from None
-    except UnicodeDecodeError:
-        raise UserError(f"The script {path} is not UTF-8 text; save it as UTF-8.") from None
-    except OSError as exc:
-        raise UserError(f"The script {path} cannot be read ({exc.strerror or exc}).") from None
+    text = read_text(path, MAX_SCRIPT_BYTES, "script")
     if suffix in (".srt", ".vtt"):
         script = parse_subtitles(text, str(path))
     else:
