@@ -110,7 +110,8 @@ def _reused(args, engine) -> dict[int, tuple]:
     reuse: dict[int, tuple] = {}
     if args.all or not _is_project(args.file):
         return reuse
-    with Project.open(args.file) as project, TakeLibrary(read_only=True) as takes:
+    with Project.open(args.file, read_only=True) as project, \
+            TakeLibrary(read_only=True) as takes:
         for n, line in enumerate(project.lines()):
             if project.status(line) != "done":
                 continue
@@ -173,7 +174,7 @@ def _read(args):
     from studio.scripts.project import PROJECT_SUFFIX, Project
 
     if args.file.suffix.lower() == PROJECT_SUFFIX:
-        with Project.open(args.file) as project:
+        with Project.open(args.file, read_only=True) as project:
             script, voices = project.to_script()
             lexicon = project.dictionary() or None
         if not script.lines:

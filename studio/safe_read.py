@@ -66,9 +66,8 @@ def check_regular(path: str | os.PathLike, what: str) -> Path:
     return path
 
 
-def read_bytes(path: str | os.PathLike, limit: int, what: str) -> bytes:
-    """At most ``limit`` bytes of the regular file ``path``; one sentence for anything else."""
-    path = Path(path)
+def _open_regular(path: Path, what: str) -> tuple[int, os.stat_result]:
+    """A descriptor of ``path`` and its fstat, or one sentence if it is not a regular file."""
     try:
         fd = os.open(path, _FLAGS)
     except FileNotFoundError:
@@ -82,6 +81,29 @@ def read_bytes(path: str | os.PathLike, limit: int, what: str) -> bytes:
         kind = _kind(info.st_mode)
         if kind is not None:
             raise _refuse_kind(path, what, kind)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def read_head(path: str | os.PathLike, count: int, what: str) -> bytes:
+    """The first ``count`` bytes (fewer in a shorter file) of the regular file ``path``."""
+    path = Path(path)
+    fd, _info = _open_regular(path, what)
+    try:
+        return os.read(fd, count)
+    except OSError as exc:
+        raise UserError(f"The {what} {path} cannot be read ({exc.strerror or exc}).") from None
+    finally:
+        os.close(fd)
+
+
+def read_bytes(path: str | os.PathLike, limit: int, what: str) -> bytes:
+    """At most ``limit`` bytes of the regular file ``path``; one sentence for anything else."""
+    path = Path(path)
+    fd, info = _open_regular(path, what)
+    try:
         too_big = UserError(f"The {what} {path} is larger than {size_words(limit)}; no "
                             f"{what} is that large, so check that it is the right file.")
         if info.st_size > limit:
