@@ -85,3 +85,29 @@ def test_a_missing_or_non_utf8_script_is_one_sentence(tmp_path):
     bad.write_bytes(b"caf\xe9")
     with pytest.raises(UserError, match="not UTF-8"):
         read_script(bad)
+
+
+@pytest.mark.parametrize("srt, says", [
+    # issue 26, group 17: a malformed timing line dropped the cue, and the render was short
+    ("1\n00:00:01,000 --> 00:00:02,000\nOne.\n\n2\n00:00:03,000 -> 00:00:04,000\nTwo.\n",
+     "The cue at line 5 of .* has no timing line"),
+    ("1\n00:00:01,000 --> 00:00:02,000\nOne.\n\n\n\n2\n00:00:03 --> 00:00:04\nTwo.\n",
+     "The cue at line 7 of .* has no timing line .*'2 / 00:00:03 --> 00:00:04'"),
+    ("1\n00:00:01,000 --> 00:00:02,000\nOne.\n\nTwo, after a blank line.\n",
+     "The cue at line 5 .* has no timing line"),
+    # group 16: cues near 10^9 ms, and one longer than any line may be
+    ("1\n277:46:40,000 --> 277:46:41,000\nLate.\n", "line 1 .* ends after 24 hours"),
+    ("1\n00:00:00,000 --> 01:00:00,000\nLong.\n", "lasts 3,600 seconds"),
+])
+def test_a_cue_that_cannot_be_timed_is_one_sentence_naming_its_line(tmp_path, srt, says):
+    path = tmp_path / "talk.srt"
+    path.write_text(srt, encoding="utf-8")
+    with pytest.raises(UserError, match=says) as refused:
+        read_script(path)
+    assert "\n" not in str(refused.value)
+
+
+def test_vtt_style_and_region_blocks_are_skipped():
+    script = parse_subtitles("WEBVTT - a title\n\nSTYLE\n::cue { color: red }\n\n"
+                             "REGION\nid:r\n\n00:01.000 --> 00:02.000\nOne.\n")
+    assert [ln.text for ln in script.lines] == ["One."]
