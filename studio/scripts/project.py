@@ -97,7 +97,30 @@ def _check_file(path: Path) -> None:
         db.close()
 
 
+# What SQLite raises on a damaged file; its message can quote the file's bytes, which
+# Python then fails to decode.
+_FAILURES = (sqlite3.DatabaseError, UnicodeDecodeError)
+
+
+def _why(exc: Exception) -> str:
+    """SQLite's reason, short and on one line (it can quote a damaged file's SQL)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "its structure holds bytes that are not text"
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return first if len(first) <= 80 else first[:77] + "..."
+
+
+def _text(data: bytes) -> str | bytes:
+    """SQLite text as str; text that is not UTF-8 stays bytes, which the checks refuse by
+    name (the default factory raises from inside the fetch)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+
+
 def _objects(db: sqlite3.Connection) -> set[tuple]:
+    db.text_factory = _text
     return set(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
 
 
@@ -183,6 +206,7 @@ class Project:
                                      isolation_level=None)
             else:
                 db = sqlite3.connect(path, isolation_level=None)
+            db.text_factory = _text
             project = cls(path, db)
             if not read_only:
                 db.execute("PRAGMA journal_mode=WAL")
@@ -192,8 +216,9 @@ class Project:
                 for n in range(version, SCHEMA):
                     db.executescript(f"BEGIN; {MIGRATIONS[n]} PRAGMA user_version={n + 1}; "
                                      "COMMIT;")
-        except sqlite3.DatabaseError as exc:
-            raise UserError(f"The project {path} is damaged or not a project ({exc}).") from None
+        except _FAILURES as exc:
+            raise UserError(f"The project {path} is damaged or not a project "
+                            f"({_why(exc)}).") from None
         db.set_progress_handler(project._tick, 1_000)
         return project
     def close(self) -> None:
@@ -459,8 +484,8 @@ class Project:
         self._ticks = 0
         try:
             rows = self._db.execute(f"{sql} LIMIT {limit + 1}", params).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise UserError(f"The project {self.path} cannot be read ({exc}); it is damaged "
+        except _FAILURES as exc:
+            raise UserError(f"The project {self.path} cannot be read ({_why(exc)}); it is damaged "
                             "or was changed outside OmniVoice Desktop.") from None
         if len(rows) > limit:
             raise UserError(f"The project {self.path} has more than {limit:,} {what}; split "
@@ -518,7 +543,7 @@ class Project:
                 raise
             self._db.execute("COMMIT")
         except sqlite3.IntegrityError as exc:
-            raise UserError(f"That edit does not fit the project ({exc}).") from None
-        except sqlite3.OperationalError as exc:
-            raise UserError(f"The project {self.path} cannot be saved ({exc}); check the disk "
-                            "and that no other program holds it.") from None
+            raise UserError(f"That edit does not fit the project ({_why(exc)}).") from None
+        except _FAILURES as exc:  # a full disk, a lock, a damaged file
+            raise UserError(f"The project {self.path} cannot be saved ({_why(exc)}); check the "
+                            "disk and that no other program holds it.") from None
