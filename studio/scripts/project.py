@@ -65,6 +65,8 @@ MIGRATIONS = (
     """,
 )
 SCHEMA = len(MIGRATIONS)
+_LINE_COLUMNS = ("SELECT id, position, speaker, text, pause_after, language, speed, steps, "
+                 "seed, duration, chapter, take, rendered FROM lines")
 _VOICE_FIELDS = ("voice", "instruct", "seed", "clip", "ref_text", "language")
 COLOURS = ("#2b6cb0", "#c05621", "#2f855a", "#805ad5", "#b83280", "#2c7a7b", "#975a16")
 
@@ -244,18 +246,21 @@ class Project:
         return found[0]
 
     def lines(self) -> list[ProjectLine]:
-        rows = self._rows("SELECT id, position, speaker, text, pause_after, language, speed, "
-                          "steps, seed, duration, chapter, take, rendered "
-                          "FROM lines ORDER BY position, id", (), MAX_LINES, "lines")
+        rows = self._rows(f"{_LINE_COLUMNS} ORDER BY position, id", (), MAX_LINES, "lines")
         speakers = {s.id for s in self.speakers()}
         return [ProjectLine(*check_line(row, n, speakers, self.path))
                 for n, row in enumerate(rows, 1)]
 
     def line(self, line_id: int) -> ProjectLine:
-        found = [line for line in self.lines() if line.id == line_id]
-        if not found:
+        """One line, read alone (an edit of each line of a long project stays linear)."""
+        rows = self._rows(f"{_LINE_COLUMNS} WHERE id = ?", (line_id,), 1, "lines of one id")
+        if not rows:
             raise UserError(f"The project has no line {line_id}.")
-        return found[0]
+        before = self._rows("SELECT count(*) FROM lines WHERE position < ? OR "
+                            "(position = ? AND id < ?)", (rows[0][1],) * 2 + (line_id,), 1,
+                            "counts")
+        speakers = {s.id for s in self.speakers()}
+        return ProjectLine(*check_line(rows[0], before[0][0] + 1, speakers, self.path))
 
     def dictionary(self) -> Lexicon:
         from studio.engine.lexicon import MAX_ENTRIES

@@ -207,3 +207,19 @@ def test_an_imported_script_comes_back_as_it_was(tmp_path):
     with pytest.raises(UserError, match="one spelling"):
         Project.from_script(tmp_path / "q.ovproj", parse_text("Al: x\nal: y"))
     assert not (tmp_path / "q.ovproj").exists()
+
+
+def test_a_read_past_the_query_budget_is_aborted_with_one_sentence(tmp_path, monkeypatch):
+    """The progress handler is the last bound: whatever a file makes SQLite do, a read
+    stops after QUERY_BUDGET ticks (here cut to one, so 500 lines are past it)."""
+    import studio.scripts.project as project_module
+
+    path = tmp_path / "long.ovproj"
+    Project.from_script(path, parse_text("\n".join(f"Line {n}." for n in range(500)))).close()
+    monkeypatch.setattr(project_module, "QUERY_BUDGET", 1)
+    with Project.open(path, read_only=True) as project:
+        with pytest.raises(UserError, match="cannot be read .*interrupted"):
+            project.lines()
+    monkeypatch.undo()
+    with Project.open(path, read_only=True) as project:
+        assert len(project.lines()) == 500
