@@ -229,6 +229,36 @@ def test_any_script_reads_or_is_one_sentence(tmp_path, text, suffix):
                for line in script.lines)
 
 
+def _stamp(ms: int, comma: bool) -> str:
+    hours, ms = divmod(ms, 3_600_000)
+    return f"{hours:02d}:{ms // 60_000:02d}:{ms // 1000 % 60:02d}{',' if comma else '.'}" \
+           f"{ms % 1000:03d}"
+
+
+CUE_MS = st.integers(min_value=0, max_value=10**10) | st.integers(min_value=0, max_value=10**5)
+
+
+@FUZZ
+@given(cues=st.lists(st.tuples(CUE_MS, CUE_MS, st.sampled_from(["Alice: Hi.", "Words.", "",
+                                                                 "<i>x</i>", "1"]),
+                               st.sampled_from([" --> ", " -> ", "-->", " --> x", " "])),
+                     max_size=6), vtt=st.booleans())
+def test_any_subtitle_timings_read_or_are_one_sentence(cues, vtt):
+    from studio.scripts.parse import MAX_TIMELINE_S, parse_subtitles
+
+    text = ("WEBVTT\n\n" if vtt else "") + "\n\n".join(
+        f"{n}\n{_stamp(a, not vtt)}{arrow}{_stamp(b, not vtt)}\n{words}"
+        for n, (a, b, words, arrow) in enumerate(cues, 1))
+    try:
+        script = parse_subtitles(text)
+    except UserError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert all(line.duration and 0 < line.duration <= 1800 for line in script.lines)
+    assert script.lead + sum(line.duration + line.pause_after
+                             for line in script.lines) <= MAX_TIMELINE_S
+
+
 @FUZZ
 @given(text=SCRIPT_TEXT)
 def test_any_pause_tags_split_or_are_one_sentence(text):

@@ -141,7 +141,15 @@ def parse_subtitles(text: str, name: str = "the subtitles") -> Script:
             DEFAULT_SPEAKER, words)
         lines.append(Line(speaker, words, pause_after=max(0.0, following - end),
                           duration=end - start))
-    return Script(lines, lead=cues[0][0] if cues else 0.0, warnings=warnings)
+    lead = cues[0][0] if cues else 0.0
+    # Overlapping cues are played one after the other, so the mix can outgrow the file's
+    # own timeline: bound what it will span.
+    total = lead + sum(line.duration + line.pause_after for line in lines)
+    if total > MAX_TIMELINE_S:
+        raise UserError(f"The cues of {name} overlap so much that, one after another, they "
+                        f"span {total / 3600:,.0f} hours; a script's timeline is at most a "
+                        "day.")
+    return Script(lines, lead=lead, warnings=warnings)
 
 
 def _shown(rows: list[str]) -> str:
