@@ -135,14 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _read_text(args) -> str:
     if args.text is not None:
         return args.text
-    try:
-        return args.text_file.read_text(encoding="utf-8-sig")  # tolerate a BOM
-    except FileNotFoundError:
-        raise UserError(f"The text file {args.text_file} does not exist.") from None
-    except UnicodeDecodeError:
-        raise UserError(f"The text file {args.text_file} is not UTF-8 text; save it as UTF-8.") from None
-    except OSError as exc:
-        raise UserError(f"The text file {args.text_file} cannot be read ({exc.strerror}).") from None
+    from studio.safe_read import MB, read_text
+
+    return read_text(args.text_file, MB, "text file")  # 50x the longest text a render takes
 
 
 def one_line(message: str) -> str:

@@ -56,11 +56,10 @@ def _request(args, text: str):
         language = language if language is not None else voice.language
         seed = seed if seed is not None else voice.seed
     elif args.ref is not None:
-        try:
-            clip, name = args.ref.read_bytes(), args.ref.name
-        except OSError as exc:
-            raise UserError(f"The reference clip {args.ref} cannot be read "
-                            f"({exc.strerror}).") from None
+        from studio.library.fields import MAX_CLIP_BYTES
+        from studio.safe_read import read_bytes
+
+        clip, name = read_bytes(args.ref, MAX_CLIP_BYTES, "reference clip"), args.ref.name
         if not (transcript or "").strip():
             raise UserError("A remote render needs the reference clip's transcript; give it "
                             "with --ref-text.")

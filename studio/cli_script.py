@@ -9,7 +9,6 @@ new file.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from studio.engine.errors import UserError
 
 VOICE_KEYS = ("voice", "ref", "ref_text", "instruct", "seed", "language")
 MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
+MAX_VOICE_MAP_BYTES = 1024 * 1024  # a speaker is a line of JSON; a thousand fit many times
 
 
 def add_parser(commands) -> None:
@@ -110,7 +110,8 @@ def _reused(args, engine) -> dict[int, tuple]:
     reuse: dict[int, tuple] = {}
     if args.all or not _is_project(args.file):
         return reuse
-    with Project.open(args.file) as project, TakeLibrary(read_only=True) as takes:
+    with Project.open(args.file, read_only=True) as project, \
+            TakeLibrary(read_only=True) as takes:
         for n, line in enumerate(project.lines()):
             if project.status(line) != "done":
                 continue
@@ -173,7 +174,7 @@ def _read(args):
     from studio.scripts.project import PROJECT_SUFFIX, Project
 
     if args.file.suffix.lower() == PROJECT_SUFFIX:
-        with Project.open(args.file) as project:
+        with Project.open(args.file, read_only=True) as project:
             script, voices = project.to_script()
             lexicon = project.dictionary() or None
         if not script.lines:
@@ -213,15 +214,9 @@ def _import(args) -> dict:
 
 
 def _load_map(path: Path) -> dict:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"The voice map {path} does not exist.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"The voice map {path} cannot be read ({exc}).") from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"The voice map {path} is not valid JSON ({exc.msg} at line "
-                        f"{exc.lineno}).") from None
+    from studio.safe_read import read_json
+
+    data = read_json(path, MAX_VOICE_MAP_BYTES, "voice map")
     if not isinstance(data, dict):
         raise UserError(f"The voice map {path} must be a JSON object of speaker names.")
     return data

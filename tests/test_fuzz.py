@@ -207,7 +207,8 @@ def test_any_voice_file_imports_or_is_one_sentence(tmp_path, manifest, members):
 SCRIPT_PIECES = st.sampled_from([
     "Alice: ", "Bob:", "\n", "\n\n", "# ", "## Chapter\n", ": ", "-->", " --> ", "00:00:01,000",
     "00:00:02.500", "99:99:99,999", "1\n", "WEBVTT\n", "NOTE x\n", "<i>", "</i>", "[pause 1s]",
-    "[pause", "]", "[pause 90s]", "\r\n", "\t", "é", "日本", "\u200b"])
+    "[pause", "]", "[pause 90s]", "\r\n", "\t", "é", "日本", "\u200b", "00:00:01 --> ",
+    "277:46:40,000", "00:00:01,000 -> 00:00:02,000", "STYLE\n", "\n\n\n"])
 SCRIPT_TEXT = st.lists(SCRIPT_PIECES | ANY_TEXT, max_size=12).map("".join)
 
 
@@ -226,6 +227,36 @@ def test_any_script_reads_or_is_one_sentence(tmp_path, text, suffix):
     assert script.lines and all(line.text.strip() for line in script.lines)
     assert all(line.pause_after >= 0 and (line.duration is None or line.duration > 0)
                for line in script.lines)
+
+
+def _stamp(ms: int, comma: bool) -> str:
+    hours, ms = divmod(ms, 3_600_000)
+    return f"{hours:02d}:{ms // 60_000:02d}:{ms // 1000 % 60:02d}{',' if comma else '.'}" \
+           f"{ms % 1000:03d}"
+
+
+CUE_MS = st.integers(min_value=0, max_value=10**10) | st.integers(min_value=0, max_value=10**5)
+
+
+@FUZZ
+@given(cues=st.lists(st.tuples(CUE_MS, CUE_MS, st.sampled_from(["Alice: Hi.", "Words.", "",
+                                                                 "<i>x</i>", "1"]),
+                               st.sampled_from([" --> ", " -> ", "-->", " --> x", " "])),
+                     max_size=6), vtt=st.booleans())
+def test_any_subtitle_timings_read_or_are_one_sentence(cues, vtt):
+    from studio.scripts.parse import MAX_TIMELINE_S, parse_subtitles
+
+    text = ("WEBVTT\n\n" if vtt else "") + "\n\n".join(
+        f"{n}\n{_stamp(a, not vtt)}{arrow}{_stamp(b, not vtt)}\n{words}"
+        for n, (a, b, words, arrow) in enumerate(cues, 1))
+    try:
+        script = parse_subtitles(text)
+    except UserError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert all(line.duration and 0 < line.duration <= 1800 for line in script.lines)
+    assert script.lead + sum(line.duration + line.pause_after
+                             for line in script.lines) <= MAX_TIMELINE_S
 
 
 @FUZZ
@@ -260,6 +291,88 @@ def test_any_voice_map_is_read_or_is_one_sentence(tmp_path, data, speakers):
         assert "\n" not in str(exc)
         return
     assert set(specs) == set(speakers)
+
+
+# -- project files: any value in any column, any damage to the file ---------------------
+SQL_VALUES = (st.none() | st.integers(min_value=-(2**63), max_value=2**63 - 1) | ANY_FLOAT
+              | ANY_TEXT | st.binary(max_size=12)
+              | st.sampled_from([0, 1, -1, 2**63 - 1, 1e300, "", "voice", "clip", "0.5"]))
+PROJECT_COLUMNS = [("lines", c) for c in ("position", "speaker", "text", "pause_after",
+                                           "language", "speed", "steps", "seed", "duration",
+                                           "chapter", "take", "rendered")] + [
+    ("speakers", c) for c in ("name", "kind", "voice", "instruct", "seed", "clip", "ref_text",
+                              "language", "colour")] + [
+    ("dictionary", c) for c in ("word", "say", "language", "exact_case")] + [
+    ("settings", "value"), ("line_takes", "take")]
+
+
+def _small_project(path: Path) -> None:
+    from studio.engine.lexicon import Entry, Lexicon
+    from studio.scripts.project import Project
+
+    with Project.create(path) as project:
+        alice = project.add_speaker("Alice", "design", instruct="female", seed=1)
+        bob = project.add_speaker("Bob", "voice", voice="Bob")
+        first = project.add_line(alice, "Hello.", speed=1.2, steps=8, seed=4)
+        project.add_line(bob, "Hi.", duration=1.5, chapter="One")
+        project.choose_take(first, "take-1")
+        project.set_dictionary(Lexicon([Entry("GIF", "jif", "en", True)]))
+        project.set_setting("lead", "0.25")
+
+
+def _project_reads_or_is_one_sentence(path: Path) -> None:
+    from studio.scripts.project import Project
+
+    try:
+        with Project.open(path) as project:
+            project.to_script()
+            project.dictionary()
+            for line in project.lines():
+                project.status(line)
+                project.takes_of(line.id)
+            if project.lines():  # an edit, too: saved, or one sentence
+                project.set_line(project.lines()[0].id, text="Changed.")
+    except UserError as exc:
+        assert "\n" not in str(exc) and str(exc).endswith("."), exc
+
+
+@FUZZ
+@given(changes=st.lists(st.tuples(st.sampled_from(PROJECT_COLUMNS), SQL_VALUES), min_size=1,
+                        max_size=3))
+def test_any_value_in_a_project_column_reads_or_is_one_sentence(tmp_path, changes):
+    import sqlite3
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(dir=tmp_path)) / "show.ovproj"
+    _small_project(path)
+    db = sqlite3.connect(path)
+    try:
+        with db:
+            for (table, column), value in changes:
+                db.execute(f"UPDATE {table} SET {column} = ?", (value,))
+    except sqlite3.IntegrityError:
+        return  # NOT NULL or UNIQUE: SQLite itself keeps such a value out of the file
+    finally:
+        db.close()
+    _project_reads_or_is_one_sentence(path)
+
+
+@FUZZ
+@given(edits=st.lists(st.tuples(st.integers(min_value=0, max_value=40_000),
+                                st.binary(min_size=1, max_size=8)), min_size=1, max_size=6),
+       cut=st.none() | st.integers(min_value=0, max_value=40_000))
+def test_any_damaged_project_file_opens_or_is_one_sentence(tmp_path, edits, cut):
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    path = folder / "show.ovproj"
+    _small_project(path)
+    data = bytearray(path.read_bytes())
+    for at, patch in edits:
+        at %= len(data)
+        data[at:at + len(patch)] = patch
+    path.write_bytes(bytes(data[:cut]) if cut is not None else bytes(data))
+    _project_reads_or_is_one_sentence(path)
 
 
 # -- serve: any request body ---------------------------------------------------------

@@ -35,7 +35,7 @@ def test_the_collector_finds_each_kind_of_message(messages):
     assert INTERNAL_ERROR in found  # a constant sent through a failed signal
     assert PORTAUDIO_MISSING in found  # a constant chosen by a conditional, raised as AudioError
     assert TORCHAUDIO_MISSING.replace("{torch}", HOLE) in found  # a .format template
-    assert f"The text file {HOLE} does not exist." in found  # an f-string UserError
+    assert f"The project {HOLE} does not exist." in found  # an f-string UserError
     assert REASONS["no_cuda"] in found  # the fallback reason table
     assert "an unexpected internal error stopped the command" + HOLE + "." in found  # CLI line
     assert len(messages) > 100

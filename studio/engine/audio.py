@@ -66,6 +66,9 @@ def read_audio(path: str | os.PathLike) -> tuple[np.ndarray, int]:
         raise UserError(f"The audio file {source} does not exist; check the path and try again.")
     if is_dir:
         raise UserError(f"{source} is a folder, not an audio file; choose an audio file inside it.")
+    from studio.safe_read import check_regular
+
+    check_regular(source, "audio file")  # libsndfile would read /dev/zero or wait on a pipe
     try:
         data, sample_rate = sf.read(os.fspath(source), dtype="float32", always_2d=True)
     except PermissionError:

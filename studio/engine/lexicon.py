@@ -14,7 +14,6 @@ The file format (JSON): ``[{"word": "Nguyen", "say": "Win", "language": "en",
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from studio.engine.text import check_code_points
 
 MAX_ENTRIES = 10_000
 MAX_FIELD_CHARS = 200
+MAX_FILE_BYTES = 8 * 1024 * 1024  # MAX_ENTRIES entries of two MAX_FIELD_CHARS fields fit
 GLOBAL_FILE = "pronunciations.json"  # in the data folder: applied to every render
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 # Bracketed parts are left alone: tags ([laughter], [pause 1s]) and phonemes ([B EY1 S]).
@@ -83,16 +83,10 @@ class Lexicon:
     @classmethod
     def load(cls, path: Path) -> Lexicon:
         """A dictionary file; one sentence for what is wrong in it."""
+        from studio.safe_read import read_json
+
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UserError(f"The pronunciation dictionary {path} does not exist.") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"The pronunciation dictionary {path} cannot be read ({exc}).") from None
-        except json.JSONDecodeError as exc:
-            raise UserError(f"The pronunciation dictionary {path} is not valid JSON ({exc.msg} "
-                            f"at line {exc.lineno}).") from None
+        data = read_json(path, MAX_FILE_BYTES, "pronunciation dictionary")
         return cls.from_data(data, str(path))
 
     @classmethod

@@ -263,23 +263,9 @@ class VoiceLibrary:
         ``transcript`` defaults to ``prompt.text``.
         """
         source = Path(clip)
-        try:
-            if not source.is_file():
-                raise UserError(
-                    f"The reference clip {source} does not exist or is not a file; "
-                    "choose the clip again."
-                )
-            if source.stat().st_size > fields.MAX_CLIP_BYTES:
-                raise UserError(
-                    f"The reference clip {source} is larger than "
-                    f"{fields.MAX_CLIP_BYTES // fields.MB} MB; use a shorter clip (a few seconds is best)."
-                )
-            data = source.read_bytes()
-        except OSError as exc:
-            raise UserError(
-                f"The reference clip {source} cannot be read ({exc.strerror or exc}); "
-                "check that the file is readable."
-            ) from None
+        from studio.safe_read import read_bytes
+
+        data = read_bytes(source, fields.MAX_CLIP_BYTES, "reference clip")
         return self.create_from_data(
             name, data, source.suffix, prompt, transcript=transcript, instruct=instruct,
             seed=seed, tags=tags, language=language, cache_key=cache_key,

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from studio.engine.errors import UserError
+from studio.engine.options import MAX_SECONDS
+from studio.safe_read import MB, read_text
 
 SCRIPT_SUFFIXES = (".txt", ".md", ".srt", ".vtt")
 LINE_PAUSE_S = 0.3  # between two lines
@@ -15,8 +17,11 @@ PARAGRAPH_PAUSE_S = 0.8  # a blank line in a text script
 CHAPTER_PAUSE_S = 1.5  # before a Markdown chapter
 DEFAULT_SPEAKER = "Narrator"  # lines before any "Name:" (text) or without one (subtitles)
 MAX_LINES = 5_000
+MAX_TIMELINE_S = 24 * 3600  # the latest a cue may end, the longest a project may span
+MAX_SCRIPT_BYTES = 16 * MB  # 5,000 long lines with their cue timings fit many times over
 
 _SPEAKER = re.compile(r"^\s*([^\W\d_][\w .'\-]{0,39}?)\s*:\s+(\S.*)$")
+_VTT_BLOCKS = ("WEBVTT", "NOTE", "STYLE", "REGION")
 _CUE_TIME = re.compile(
     r"^\s*((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})\s*-->\s*((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})")
 
@@ -48,14 +53,7 @@ def read_script(path: Path) -> Script:
     suffix = path.suffix.lower()
     if suffix not in SCRIPT_SUFFIXES:
         raise UserError(f"The script {path} must end in {', '.join(SCRIPT_SUFFIXES)}.")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise UserError(f"The script {path} does not exist.") from None
-    except UnicodeDecodeError:
-        raise UserError(f"The script {path} is not UTF-8 text; save it as UTF-8.") from None
-    except OSError as exc:
-        raise UserError(f"The script {path} cannot be read ({exc.strerror or exc}).") from None
+    text = read_text(path, MAX_SCRIPT_BYTES, "script")
     if suffix in (".srt", ".vtt"):
         script = parse_subtitles(text, str(path))
     else:
@@ -99,18 +97,37 @@ def parse_subtitles(text: str, name: str = "the subtitles") -> Script:
     """Each cue a line: its text (``Name: words`` names the speaker), its span the line's
     duration and the gap to the next cue its pause; the first cue's start is the lead."""
     cues: list[tuple[float, float, str]] = []
-    for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n").replace("\r", "\n")):
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    row = 1  # the file's line number where the piece starts, for the sentences
+    for n, block in enumerate(re.split(r"(\n\s*\n)", text)):
+        at_row = row + block[: len(block) - len(block.lstrip())].count("\n")
+        row += block.count("\n")
+        if n % 2 or not block.strip():  # odd pieces are the blank lines between blocks
+            continue
         rows = [r for r in block.strip().split("\n") if r.strip()]
         at = next((i for i, r in enumerate(rows) if _CUE_TIME.match(r)), None)
         if at is None:
-            continue  # a WEBVTT header, a NOTE, a STYLE block, a cue without timing
+            if re.split(r"\s", rows[0].strip())[0] in _VTT_BLOCKS:
+                continue  # a WEBVTT header, a NOTE, a STYLE or REGION block
+            raise UserError(f"The cue at line {at_row} of {name} has no timing line such as "
+                            f"00:00:01,000 --> 00:00:02,500 (it reads {_shown(rows)}); fix "
+                            "its timing or remove it.")
         match = _CUE_TIME.match(rows[at])
         start, end = _seconds(match.group(1)), _seconds(match.group(2))
         words = " ".join(re.sub(r"<[^>]+>", "", r).strip() for r in rows[at + 1:]).strip()
         if words:
+            times = f"{match.group(1)} --> {match.group(2)}"
             if end <= start:
-                raise UserError(f"A cue in {name} ends before it starts "
-                                f"({match.group(1)} --> {match.group(2)}); fix its times.")
+                raise UserError(f"The cue at line {at_row} of {name} ends before it starts "
+                                f"({times}); fix its times.")
+            if end > MAX_TIMELINE_S:
+                raise UserError(f"The cue at line {at_row} of {name} ends after "
+                                f"{MAX_TIMELINE_S // 3600} hours ({times}); a script's "
+                                "timeline is at most a day.")
+            if end - start > MAX_SECONDS:
+                raise UserError(f"The cue at line {at_row} of {name} lasts {end - start:,.0f} "
+                                f"seconds ({times}); a cue is at most {MAX_SECONDS:,.0f} "
+                                "seconds, so split it.")
             cues.append((start, end, words))
     cues.sort(key=lambda cue: cue[0])
     lines: list[Line] = []
@@ -124,7 +141,20 @@ def parse_subtitles(text: str, name: str = "the subtitles") -> Script:
             DEFAULT_SPEAKER, words)
         lines.append(Line(speaker, words, pause_after=max(0.0, following - end),
                           duration=end - start))
-    return Script(lines, lead=cues[0][0] if cues else 0.0, warnings=warnings)
+    lead = cues[0][0] if cues else 0.0
+    # Overlapping cues are played one after the other, so the mix can outgrow the file's
+    # own timeline: bound what it will span.
+    total = lead + sum(line.duration + line.pause_after for line in lines)
+    if total > MAX_TIMELINE_S:
+        raise UserError(f"The cues of {name} overlap so much that, one after another, they "
+                        f"span {total / 3600:,.0f} hours; a script's timeline is at most a "
+                        "day.")
+    return Script(lines, lead=lead, warnings=warnings)
+
+
+def _shown(rows: list[str]) -> str:
+    text = " / ".join(r.strip() for r in rows[:2])
+    return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
 def _seconds(stamp: str) -> float:

@@ -21,12 +21,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.engine.errors import UserError
-from studio.engine.lexicon import Entry, Lexicon
-from studio.scripts.parse import LINE_PAUSE_S, Line, Script
+from studio.engine.lexicon import Lexicon
+from studio.safe_read import MB, check_regular, read_head, size_words
+from studio.scripts.parse import LINE_PAUSE_S, MAX_LINES, Line, Script
+from studio.scripts.project_checks import VOICE_KINDS, check_lead, check_line, check_speaker
 
 PROJECT_SUFFIX = ".ovproj"
-VOICE_KINDS = ("voice", "design", "clip")
 MAX_UNDO = 500
+MAX_PROJECT_BYTES = 512 * MB  # 5,000 lines with every take listed is a few MB
+MAX_SPEAKERS = 1_000
+MAX_SETTINGS = 1_000
+MAX_TAKES_LISTED = 10_000  # takes listed for one line
+# A read aborts after this many progress ticks (of 1,000 SQLite instructions each): over a
+# hundred times what reading 5,000 lines takes, so only a runaway query meets it.
+QUERY_BUDGET = 200_000
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 MIGRATIONS = (
     """
@@ -56,7 +65,76 @@ MIGRATIONS = (
     """,
 )
 SCHEMA = len(MIGRATIONS)
+_LINE_COLUMNS = ("SELECT id, position, speaker, text, pause_after, language, speed, steps, "
+                 "seed, duration, chapter, take, rendered FROM lines")
+_VOICE_FIELDS = ("voice", "instruct", "seed", "clip", "ref_text", "language")
 COLOURS = ("#2b6cb0", "#c05621", "#2f855a", "#805ad5", "#b83280", "#2c7a7b", "#975a16")
+
+
+def _check_file(path: Path) -> None:
+    """Refuse a file that is not one of our projects before anything is written to it:
+    not SQLite, too large, from a newer version, or holding objects our migrations did
+    not make (a view where a table should be, a trigger) -- read through a read-only
+    connection, so even a refused file is left byte for byte as it was."""
+    size = path.stat().st_size
+    if size > MAX_PROJECT_BYTES:
+        raise UserError(f"The project {path} is larger than {size_words(MAX_PROJECT_BYTES)}; "
+                        "it is not a project this version can open.")
+    if size and read_head(path, 16, "project") != SQLITE_MAGIC:
+        raise UserError(f"The project {path} is damaged or not a project (not a SQLite file).")
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA:
+            raise UserError(f"The project {path} was saved by a newer OmniVoice Desktop; "
+                            "update this one to open it.")
+        found = _objects(db)
+        if version == 0 and found:
+            raise UserError(f"The file {path} is not an OmniVoice Desktop project.")
+        if found and found != _expected_objects(version):
+            raise UserError(f"The project {path} holds tables, views or triggers that "
+                            "OmniVoice Desktop did not make; it was changed by another "
+                            "program and is not opened.")
+    finally:
+        db.close()
+
+
+# What SQLite raises on a damaged file; its message can quote the file's bytes, which
+# Python then fails to decode.
+_FAILURES = (sqlite3.DatabaseError, UnicodeDecodeError)
+
+
+def _why(exc: Exception) -> str:
+    """SQLite's reason, short and on one line (it can quote a damaged file's SQL)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "its structure holds bytes that are not text"
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return first if len(first) <= 80 else first[:77] + "..."
+
+
+def _text(data: bytes) -> str | bytes:
+    """SQLite text as str; text that is not UTF-8 stays bytes, which the checks refuse by
+    name (the default factory raises from inside the fetch)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+
+
+def _objects(db: sqlite3.Connection) -> set[tuple]:
+    db.text_factory = _text
+    return set(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+
+
+def _expected_objects(version: int) -> set[tuple]:
+    """What ``MIGRATIONS[:version]`` make, to the letter of each object's SQL."""
+    db = sqlite3.connect(":memory:")
+    try:
+        for migration in MIGRATIONS[:version]:
+            db.executescript(migration)
+        return _objects(db)
+    finally:
+        db.close()
 
 
 @dataclass(frozen=True)
@@ -98,6 +176,7 @@ class Project:
         self._db = connection
         self._undo: list[tuple[list, list]] = []
         self._redo: list[tuple[list, list]] = []
+        self._ticks = 0  # progress ticks of the query running now
 
     # ------------------------------------------------------------------ files
     @classmethod
@@ -110,34 +189,40 @@ class Project:
         return cls._connect(path, create=True)
 
     @classmethod
-    def open(cls, path: Path) -> Project:
+    def open(cls, path: Path, read_only: bool = False) -> Project:
+        """An existing project; with ``read_only`` nothing is written to it (not even the
+        migration to this version, so only the reading methods may be used)."""
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise UserError(f"The project {path} does not exist.")
-        return cls._connect(path, create=False)
+        check_regular(path, "project")
+        return cls._connect(path, create=False, read_only=read_only)
 
     @classmethod
-    def _connect(cls, path: Path, create: bool) -> Project:
+    def _connect(cls, path: Path, create: bool, read_only: bool = False) -> Project:
         try:
-            db = sqlite3.connect(path, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.execute("PRAGMA foreign_keys=ON")
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA:
-                db.close()
-                raise UserError(f"The project {path} was saved by a newer OmniVoice Desktop; "
-                                "update this one to open it.")
-            if not create and version == 0 and db.execute(
-                    "SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                db.close()
-                raise UserError(f"The file {path} is not an OmniVoice Desktop project.")
-            for n in range(version, SCHEMA):
-                db.executescript(f"BEGIN; {MIGRATIONS[n]} PRAGMA user_version={n + 1}; COMMIT;")
-        except sqlite3.DatabaseError as exc:
-            raise UserError(f"The project {path} is damaged or not a project ({exc}).") from None
-        return cls(path, db)
-
+            if not create:  # before any pragma or write: a file that is not ours stays as is
+                _check_file(path)
+            if read_only:
+                db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                     isolation_level=None)
+            else:
+                db = sqlite3.connect(path, isolation_level=None)
+            db.text_factory = _text
+            project = cls(path, db)
+            if not read_only:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=FULL")
+                db.execute("PRAGMA foreign_keys=ON")
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+                for n in range(version, SCHEMA):
+                    db.executescript(f"BEGIN; {MIGRATIONS[n]} PRAGMA user_version={n + 1}; "
+                                     "COMMIT;")
+        except _FAILURES as exc:
+            raise UserError(f"The project {path} is damaged or not a project "
+                            f"({_why(exc)}).") from None
+        db.set_progress_handler(project._tick, 1_000)
+        return project
     def close(self) -> None:
         self._db.close()
 
@@ -149,9 +234,10 @@ class Project:
 
     # ------------------------------------------------------------------ reading
     def speakers(self) -> list[Speaker]:
-        rows = self._db.execute("SELECT id, name, kind, voice, instruct, seed, clip, ref_text, "
-                                "language, colour FROM speakers ORDER BY id")
-        return [Speaker(*row) for row in rows]
+        rows = self._rows("SELECT id, name, kind, voice, instruct, seed, clip, ref_text, "
+                          "language, colour FROM speakers ORDER BY id", (), MAX_SPEAKERS,
+                          "speakers")
+        return [Speaker(*check_speaker(row, self.path)) for row in rows]
 
     def speaker(self, name: str) -> Speaker:
         found = [s for s in self.speakers() if s.name.lower() == name.lower()]
@@ -160,25 +246,43 @@ class Project:
         return found[0]
 
     def lines(self) -> list[ProjectLine]:
-        rows = self._db.execute("SELECT id, position, speaker, text, pause_after, language, "
-                                "speed, steps, seed, duration, chapter, take, rendered "
-                                "FROM lines ORDER BY position, id")
-        return [ProjectLine(*row) for row in rows]
+        rows = self._rows(f"{_LINE_COLUMNS} ORDER BY position, id", (), MAX_LINES, "lines")
+        speakers = {s.id for s in self.speakers()}
+        return [ProjectLine(*check_line(row, n, speakers, self.path))
+                for n, row in enumerate(rows, 1)]
 
     def line(self, line_id: int) -> ProjectLine:
-        found = [line for line in self.lines() if line.id == line_id]
-        if not found:
+        """One line, read alone (an edit of each line of a long project stays linear)."""
+        rows = self._rows(f"{_LINE_COLUMNS} WHERE id = ?", (line_id,), 1, "lines of one id")
+        if not rows:
             raise UserError(f"The project has no line {line_id}.")
-        return found[0]
+        before = self._rows("SELECT count(*) FROM lines WHERE position < ? OR "
+                            "(position = ? AND id < ?)", (rows[0][1],) * 2 + (line_id,), 1,
+                            "counts")
+        speakers = {s.id for s in self.speakers()}
+        return ProjectLine(*check_line(rows[0], before[0][0] + 1, speakers, self.path))
 
     def dictionary(self) -> Lexicon:
-        rows = self._db.execute("SELECT word, say, language, exact_case FROM dictionary "
-                                "ORDER BY id")
-        return Lexicon(Entry(w, s, lang, bool(case)) for w, s, lang, case in rows)
+        from studio.engine.lexicon import MAX_ENTRIES
+
+        rows = self._rows("SELECT word, say, language, exact_case FROM dictionary ORDER BY id",
+                          (), MAX_ENTRIES, "dictionary entries")
+        # The file's rows pass the checks a dictionary file does (one sentence naming the entry).
+        data = [{"word": w, "say": s, "language": lang, "case": case}
+                for w, s, lang, case in rows]
+        for item in data:
+            if isinstance(item["case"], int) and item["case"] in (0, 1):
+                item["case"] = bool(item["case"])
+            if item["language"] is None:
+                del item["language"]
+        return Lexicon.from_data(data, f"of the project {self.path}")
 
     def setting(self, key: str, default: str | None = None) -> str | None:
-        row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else default
+        rows = self._rows("SELECT value FROM settings WHERE key = ?", (key,), 1, "settings")
+        if rows and not isinstance(rows[0][0], str):
+            raise UserError(f"The setting {key!r} of the project {self.path} is not text; the "
+                            "file was changed outside OmniVoice Desktop.")
+        return rows[0][0] if rows else default
 
     def status(self, line: ProjectLine) -> str:
         """"not rendered", "done", or "stale" (its text or its speaker's voice changed)."""
@@ -200,8 +304,7 @@ class Project:
             raise UserError(f"The project already has a speaker called {name}.")
         new_id = self._next_id("speakers")
         colour = COLOURS[(new_id - 1) % len(COLOURS)]
-        fields = {k: voice.get(k) for k in ("voice", "instruct", "seed", "clip", "ref_text",
-                                             "language")}
+        fields = {k: voice.get(k) for k in _VOICE_FIELDS}
         self._edit([("INSERT INTO speakers (id, name, kind, voice, instruct, seed, clip, "
                      "ref_text, language, colour) VALUES (?,?,?,?,?,?,?,?,?,?)",
                      (new_id, name, kind, *fields.values(), colour))],
@@ -279,8 +382,9 @@ class Project:
 
     def takes_of(self, line_id: int) -> list[str]:
         """Every take rendered for a line, oldest first."""
-        return [row[0] for row in self._db.execute(
-            "SELECT take FROM line_takes WHERE line = ? ORDER BY added, rowid", (line_id,))]
+        rows = self._rows("SELECT take FROM line_takes WHERE line = ? ORDER BY added, rowid",
+                          (line_id,), MAX_TAKES_LISTED, "takes for one line")
+        return [row[0] for row in rows if isinstance(row[0], str)]
 
     def set_dictionary(self, lexicon: Lexicon) -> None:
         old = self.dictionary()
@@ -322,21 +426,33 @@ class Project:
                     ) -> Project:
         """A new project holding ``script``'s lines; speakers get ``voices[name]`` (a voice
         map entry) or, without one, a designed voice to be chosen later."""
+        speakers, lowered = [], set()
+        for n, name in enumerate(script.speakers, 1):
+            if not name.strip() or name.strip().lower() in lowered:
+                raise UserError(f"The speaker {name!r} of the script is empty or differs from "
+                                "another only in case; give each speaker one spelling.")
+            lowered.add(name.strip().lower())
+            spec = dict((voices or {}).get(name) or {})
+            kind = "voice" if "voice" in spec else "clip" if "ref" in spec else "design"
+            if "ref" in spec:
+                spec["clip"] = str(spec.pop("ref"))
+            fields = tuple(spec.get(k) for k in _VOICE_FIELDS)
+            speakers.append((n, name.strip(), kind, *fields, COLOURS[(n - 1) % len(COLOURS)]))
+        ids = {name: n for n, name in enumerate(script.speakers, 1)}
+        lines = [(n, float(n), ids[line.speaker], line.text, line.pause_after, line.duration,
+                  line.chapter) for n, line in enumerate(script.lines, 1)]
+        # One transaction for the whole script: an edit at a time (each a commit and a
+        # full read of the lines to place the next) made a 5,000-line import quadratic.
+        statements = [(f"INSERT INTO speakers (id, name, kind, {', '.join(_VOICE_FIELDS)}, "
+                       "colour) VALUES (?,?,?,?,?,?,?,?,?,?)", row) for row in speakers]
+        statements += [("INSERT INTO lines (id, position, speaker, text, pause_after, "
+                        "duration, chapter) VALUES (?,?,?,?,?,?,?)", row) for row in lines]
+        if script.lead:
+            statements.append(("INSERT INTO settings (key, value) VALUES ('lead', ?)",
+                               (repr(script.lead),)))
         project = cls.create(path)
         try:
-            ids = {}
-            for name in script.speakers:
-                spec = dict((voices or {}).get(name) or {})
-                kind = "voice" if "voice" in spec else "clip" if "ref" in spec else "design"
-                if "ref" in spec:
-                    spec["clip"] = str(spec.pop("ref"))
-                ids[name] = project.add_speaker(name, kind, **spec)
-            for line in script.lines:
-                project.add_line(ids[line.speaker], line.text, pause_after=line.pause_after,
-                                 duration=line.duration, chapter=line.chapter)
-            if script.lead:
-                project.set_setting("lead", repr(script.lead))
-            project._undo.clear()  # an imported script starts with a clean history
+            project._run(statements)  # no undo: an imported script starts a clean history
         except BaseException:
             project.close()
             Path(path).unlink(missing_ok=True)
@@ -360,10 +476,27 @@ class Project:
             if s.language:
                 entry["language"] = s.language
             voices[s.name] = {k: v for k, v in entry.items() if v is not None}
-        lead = float(self.setting("lead", "0") or 0)
+        lead = check_lead(self.setting("lead", "0"), lines, self.path)
         return Script(lines, lead=lead), voices
 
     # ------------------------------------------------------------------ internals
+    def _tick(self) -> int:
+        self._ticks += 1
+        return self._ticks > QUERY_BUDGET  # non-zero aborts the statement
+
+    def _rows(self, sql: str, params: tuple, limit: int, what: str) -> list[tuple]:
+        """At most ``limit`` rows, read within the query budget; one sentence past either."""
+        self._ticks = 0
+        try:
+            rows = self._db.execute(f"{sql} LIMIT {limit + 1}", params).fetchall()
+        except _FAILURES as exc:
+            raise UserError(f"The project {self.path} cannot be read ({_why(exc)}); it is damaged "
+                            "or was changed outside OmniVoice Desktop.") from None
+        if len(rows) > limit:
+            raise UserError(f"The project {self.path} has more than {limit:,} {what}; split "
+                            "it into smaller projects.")
+        return rows
+
     def _fingerprint(self, line: ProjectLine) -> str:
         speaker = next(s for s in self.speakers() if s.id == line.speaker)
         voice = (speaker.kind, speaker.voice, speaker.instruct, speaker.seed, speaker.clip,
@@ -404,6 +537,7 @@ class Project:
         self._redo.clear()
 
     def _run(self, statements: list) -> None:
+        self._ticks = 0
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -414,7 +548,7 @@ class Project:
                 raise
             self._db.execute("COMMIT")
         except sqlite3.IntegrityError as exc:
-            raise UserError(f"That edit does not fit the project ({exc}).") from None
-        except sqlite3.OperationalError as exc:
-            raise UserError(f"The project {self.path} cannot be saved ({exc}); check the disk "
-                            "and that no other program holds it.") from None
+            raise UserError(f"That edit does not fit the project ({_why(exc)}).") from None
+        except _FAILURES as exc:  # a full disk, a lock, a damaged file
+            raise UserError(f"The project {self.path} cannot be saved ({_why(exc)}); check the "
+                            "disk and that no other program holds it.") from None
