@@ -44,10 +44,16 @@ _TYPES = {400: "invalid_request_error", 401: "authentication_error", 404: "not_f
 
 
 def error(status: int, sentence: str, headers: dict | None = None) -> JSONResponse:
+    """Every refusal a client reads is made here: one line, and no path of the server's
+    (the data folder, the home folder), which a stranger has no business knowing."""
     from studio.cli import one_line
+    from studio.serve.redact import hide_paths
 
+    shown = hide_paths(sentence)
+    if shown != sentence:  # the operator's log keeps what the client is not told
+        log.info("refused (%d): %s", status, sentence)
     return JSONResponse(status_code=status, headers=headers, content={"error": {
-        "message": one_line(sentence), "type": _TYPES.get(status, "server_error"),
+        "message": one_line(shown), "type": _TYPES.get(status, "server_error"),
         "code": status}})
 
 
