@@ -49,20 +49,18 @@ def private_roots(data_root: str | os.PathLike | None = None) -> list[tuple[str,
     return sorted(roots, key=lambda root: len(root[0]), reverse=True)
 
 
+def _neutral(match: re.Match, itself: str, inside: str) -> str:
+    tail = match.group(1)
+    kept = tail.rstrip(_TRAILING)
+    return (inside if kept.strip("/\\") else itself) + tail[len(kept):]
+
+
 def hide_paths(sentence: str, data_root: str | os.PathLike | None = None) -> str:
     """``sentence`` with each path under a private folder replaced by neutral words."""
     for folder, itself, inside in private_roots(data_root):
-        if folder not in sentence:
-            continue
-
-        def word(match: re.Match) -> str:
-            tail = match.group(1)
-            kept = tail.rstrip(_TRAILING)
-            rest = tail[len(kept):]
-            return (inside if kept.strip("/\\") else itself) + rest
-
-        # Only where the folder ends (a separator, a quote, a space or the end) and does
-        # not continue a longer word: /home/ana must not match /home/anabel.
-        sentence = re.sub(re.escape(folder) + r"(?=$|[/\\\s'\".,;:)])" + f"({_TAIL})",
-                          word, sentence)
+        if folder in sentence:
+            # Only where the folder ends (a separator, a quote, a space or the end), so
+            # /home/ana does not match /home/anabel.
+            sentence = re.sub(re.escape(folder) + r"(?=$|[/\\\s'\".,;:)])" + f"({_TAIL})",
+                              lambda m, a=itself, b=inside: _neutral(m, a, b), sentence)
     return sentence

@@ -17,7 +17,6 @@ import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
-import numpy as np
 import pytest
 import soundfile as sf
 
