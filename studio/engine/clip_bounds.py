@@ -72,11 +72,11 @@ def _check_length(frames: int, header: ClipHeader, limits: ClipLimits, name: str
     far, which says only that the clip is at least that long."""
     seconds, samples = frames / header.rate, frames * header.channels
     if seconds > limits.max_seconds:
-        length = "longer than" if decoding else f"{seconds:,.0f} s long;"
-        raise ClipTooLong(f"{name} is {length} the limit of {limits.max_seconds:.0f} s "
-                          "(3 to 10 s of speech clones best).")
+        length = "longer than" if decoding else f"{seconds:,.0f} s long, over"
+        raise ClipTooLong(f"{name} is {length} the limit of {limits.max_seconds:.0f} s; send "
+                          "3 to 10 s of speech, which clones best.")
     if samples > limits.max_samples:
-        count = "more than" if decoding else f"{samples:,} samples,"
+        count = "more than" if decoding else f"{samples:,} samples, over"
         raise ClipTooLong(f"{name} holds {count} the limit of {limits.max_samples:,} "
                           "samples; send it as mono or at 48 kHz or less.")
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import logging
 import secrets
 import time
@@ -24,14 +23,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from studio.engine.errors import UserError
 from studio.serve.formats import MEDIA_TYPES, encode
+from studio.serve.intake import BodyBudget, read_speech
 from studio.serve.renderer import QueueFull, Renderer, Ticket
 from studio.serve.request import (
     MAX_BODY_BYTES,
-    BadRequest,
     RequestError,
     TooLarge,
     Unauthorized,
-    parse_speech,
 )
 from studio.serve.voices import resolve_voice, saved_voices
 
@@ -60,10 +58,11 @@ def error(status: int, sentence: str, headers: dict | None = None) -> JSONRespon
 def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> FastAPI:
     app = FastAPI(title=SERVER_NAME, docs_url=None, redoc_url=None, openapi_url=None)
     started = time.time()
+    intake = BodyBudget()  # the bodies being read and parsed at once
 
     @app.exception_handler(RequestError)
     async def _refused(_request, exc: RequestError):
-        return error(exc.status, str(exc))
+        return error(exc.status, str(exc), getattr(exc, "headers", None))
 
     @app.exception_handler(UserError)
     async def _user(_request, exc: UserError):
@@ -121,12 +120,7 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
     @app.post("/v1/audio/speech")
     async def speech(request: Request):
         check_key(request)
-        raw = await read_body(request)
-        try:
-            body = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise BadRequest("The request body is not valid JSON.") from None
-        parsed = await run_in_threadpool(parse_speech, body)
+        parsed = await read_speech(request, intake, read_body)
         voice = await run_in_threadpool(resolve_voice, parsed, data_root)
         notes = check_request(parsed, voice)
         if parsed.seed is None and voice.seed is None:

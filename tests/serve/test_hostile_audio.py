@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import subprocess
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import numpy as np
 import pytest
 import soundfile as sf
 
@@ -124,3 +126,23 @@ def test_parsing_reads_only_the_header():
         tracemalloc.stop()
     assert peak < 20 * 2**20, f"parse_speech allocated {peak // 2**20} MB"
     assert isinstance(parsed.ref_audio, bytes) and parsed.ref_key
+
+
+def test_twenty_of_the_largest_bodies_at_once_cost_a_bounded_amount(server, peak):
+    """Bodies are parsed before the queue can refuse them; the intake's budget lets a
+    few be read at once and answers the rest 429 before reading them."""
+    clip = base64.b64encode(np.random.default_rng(0).bytes(15 * 2**20)).decode()
+    body = json.dumps({"input": TEXT, "steps": 0, "ref_audio": clip,
+                       "ref_text": "x"}).encode()  # refused (steps) once it is parsed
+    assert len(body) > 20 * 2**20
+
+    def send(_):
+        return httpx.post(f"{server.url}/v1/audio/speech", content=body, timeout=120,
+                          headers={"content-type": "application/json"})
+
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(send, range(20)))
+    for answer in answers:
+        assert_one_sentence(answer, (400, 429))
+    busy = [a for a in answers if a.status_code == 429]
+    assert busy and all(a.headers["retry-after"] == "1" for a in busy)
