@@ -13,6 +13,7 @@ longer search, whose findings become regular tests in test_cli.py and the librar
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import math
@@ -427,5 +428,82 @@ def test_any_speech_body_is_audio_or_a_4xx_sentence(speech_app, body, raw):
     if response.status_code == 200:
         assert response.headers["content-type"].startswith("audio/") and response.content
         return
-    message = response.json()["error"]["message"]
+    _a_private_sentence(response.json()["error"]["message"])
+    assert speech_app.get("/health").json()["status"] == "ok"
+
+
+def _a_private_sentence(message: str) -> None:
+    """One line, a full stop, no traceback, and none of the server's folders."""
+    import tempfile
+
     assert message.endswith(".") and "\n" not in message and "Traceback" not in message
+    for folder in (Path.home(), Path(tempfile.gettempdir()), Path.cwd()):
+        assert str(folder) not in message, message
+
+
+# -- serve: any ref_audio ------------------------------------------------------------
+
+
+def _crafted_wav(rate: int, channels: int, bits: int, frames: int, body: bytes) -> bytes:
+    """A PCM WAV whose header says whatever it is told, followed by ``body``."""
+    import struct
+
+    block = channels * bits // 8
+    fmt = struct.pack("<HHIIHH", 1, channels, rate, (rate * block) % 2**32, block % 2**16,
+                      bits)
+    return (b"RIFF" + struct.pack("<I", (36 + len(body)) % 2**32) + b"WAVE" + b"fmt "
+            + struct.pack("<I", 16) + fmt + b"data" + struct.pack("<I", (frames * block) % 2**32)
+            + body)
+
+
+def _crafted_flac(rate: int, channels: int, total: int, seconds: float) -> bytes:
+    """A real FLAC of silence whose STREAMINFO then claims another rate, channel count
+    and length (20, 3 and 36 bits)."""
+    buf = io.BytesIO()
+    sf.write(buf, np.zeros((int(seconds * 8000), 2), np.float32), 8000, format="FLAC",
+             subtype="PCM_16")
+    data = bytearray(buf.getvalue())
+    bps = (int.from_bytes(data[18:26], "big") >> 36) & 0x1F
+    packed = (rate % 2**20) << 44 | (channels % 8) << 41 | bps << 36 | total % 2**36
+    data[18:26] = packed.to_bytes(8, "big")
+    return bytes(data)
+
+
+def _clip(rate: int, seconds: float, channels: int) -> bytes:
+    """A real noise clip at any rate libsndfile accepts."""
+    buf = io.BytesIO()
+    wave = np.random.default_rng(rate).uniform(-0.5, 0.5, (max(1, int(seconds * rate)),
+                                                            channels))
+    sf.write(buf, wave.astype(np.float32), rate, format="WAV", subtype="PCM_16")
+    return buf.getvalue()
+
+
+CLIPS = (
+    st.binary(max_size=200)
+    | st.builds(_crafted_wav, rate=st.integers(0, 2**32 - 1) | st.sampled_from(
+        [1, 7_999, 8_000, 24_001, 192_000, 192_001]),
+        channels=st.integers(0, 2**16 - 1) | st.integers(1, 9),
+        bits=st.sampled_from([0, 7, 8, 16, 24, 32, 64]), frames=st.integers(0, 2**32 - 1),
+        body=st.binary(max_size=400))
+    | st.builds(_crafted_flac, rate=st.integers(0, 2**20 - 1) | st.sampled_from(
+        [1, 8_000, 24_001]), channels=st.integers(0, 7), total=st.integers(0, 2**36 - 1),
+        seconds=st.sampled_from([0.1, 70.0]))
+    | st.builds(_clip, rate=st.integers(8_000, 96_000) | st.sampled_from([24_001, 47_999]),
+                seconds=st.sampled_from([0.05, 1.0, 3.0]), channels=st.integers(1, 3))
+)
+
+
+@FUZZ
+@given(clip=CLIPS, bare=st.booleans())
+def test_any_ref_audio_is_audio_or_a_4xx_sentence(speech_app, clip, bare):
+    encoded = base64.b64encode(clip).decode()
+    response = speech_app.post("/v1/audio/speech", json={
+        "input": "Hello there.", "steps": 2, "ref_text": "Hello.",
+        "ref_audio": encoded if bare else f"data:audio/wav;base64,{encoded}"})
+    event(f"status {response.status_code}")
+    assert response.status_code in (200, 400, 413, 422, 429), response.text[:300]
+    if response.status_code == 200:
+        assert response.headers["content-type"].startswith("audio/") and response.content
+    else:
+        _a_private_sentence(response.json()["error"]["message"])
+    assert speech_app.get("/health").json()["status"] == "ok"

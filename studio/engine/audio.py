@@ -112,19 +112,73 @@ def to_mono(wave: np.ndarray) -> np.ndarray:
     return np.mean(wave, axis=0, keepdims=True)
 
 
+# torchaudio's sinc resampler builds one filter per output phase: new/gcd phases of
+# about orig/gcd taps each. Common rates reduce to small kernels (44.1 -> 24 kHz: 80 x 171);
+# an odd rate does not (24,001 -> 24,000 Hz: 24,000 x 24,013 floats, 2.3 GB), so past this
+# many kernel values the same filter is evaluated per output sample instead.
+_KERNEL_LIMIT = 1 << 20
+_LOWPASS_WIDTH = 6  # torchaudio's defaults: zero crossings each side, and the rolloff
+_ROLLOFF = 0.99
+_BLOCK_VALUES = 1 << 18  # outputs x taps evaluated at once by the direct path
+
+
 def resample(wave: np.ndarray, sample_rate: int, target_sr: int) -> np.ndarray:
-    """Resample with torchaudio's windowed-sinc filter; keeps the input's rank."""
+    """Resample with torchaudio's windowed-sinc filter; keeps the input's rank.
+
+    Time and memory grow with the clip's length only, never with how odd the rates
+    are: ratios whose polyphase kernel would be large take :func:`_resample_direct`,
+    the same filter evaluated output by output.
+    """
     wave = np.asarray(wave, dtype=np.float32)
+    sample_rate, target_sr = int(sample_rate), int(target_sr)
     if sample_rate == target_sr:
         return wave
+    g = math.gcd(sample_rate, target_sr)
+    orig, new = sample_rate // g, target_sr // g
+    width = math.ceil(_LOWPASS_WIDTH * orig / (min(orig, new) * _ROLLOFF))
+    if new * (2 * width + orig) > _KERNEL_LIMIT:
+        return _resample_direct(wave, sample_rate, target_sr)
     import torch  # here, not at import: the studio reads clips long before it needs torch
     import torchaudio
 
     tensor = torch.from_numpy(np.ascontiguousarray(wave))
-    out = torchaudio.functional.resample(
-        tensor, orig_freq=int(sample_rate), new_freq=int(target_sr)
-    )
+    out = torchaudio.functional.resample(tensor, orig_freq=sample_rate, new_freq=target_sr)
     return out.numpy()
+
+
+def _resample_direct(wave: np.ndarray, sample_rate: int, target_sr: int) -> np.ndarray:
+    """torchaudio's Hann-windowed sinc resampling, computed per output sample.
+
+    Output ``m`` sits at input position ``c = m * orig / new``; it sums the input
+    samples within ``width`` of ``c``, weighted by the same windowed sinc torchaudio
+    puts in its kernels (equal to float32 rounding). Work is outputs x (2 width + 2)
+    taps, done in blocks so memory stays a few MB whatever the rates.
+    """
+    g = math.gcd(sample_rate, target_sr)
+    orig, new = sample_rate // g, target_sr // g
+    base = min(orig, new) * _ROLLOFF
+    width = math.ceil(_LOWPASS_WIDTH * orig / base)
+    scale = base / orig  # input samples -> filter time, and the filter's gain
+    length = wave.shape[-1]
+    flat = np.ascontiguousarray(wave.reshape(-1, length))
+    out_len = -(-new * length // orig)
+    padded = np.pad(flat, ((0, 0), (width + 1, width + 2)))
+    taps = np.arange(-width, width + 2)
+    out = np.empty((flat.shape[0], out_len), dtype=np.float32)
+    block = max(1, _BLOCK_VALUES // taps.size)
+    for start in range(0, out_len, block):
+        m = np.arange(start, min(out_len, start + block), dtype=np.int64)
+        whole, part = np.divmod(m * orig, new)  # exact: c = whole + part / new
+        t = (taps[None, :] - (part / new)[:, None]) * scale
+        np.clip(t, -_LOWPASS_WIDTH, _LOWPASS_WIDTH, out=t)
+        kernel = np.cos(t * (math.pi / _LOWPASS_WIDTH / 2)) ** 2 * scale
+        t *= math.pi
+        zero = t == 0
+        kernel *= np.where(zero, 1.0, np.sin(t) / np.where(zero, 1.0, t))
+        picked = padded[:, whole[:, None] + taps[None, :] + width + 1]
+        out[:, start:start + m.size] = np.einsum("cbk,bk->cb", picked,
+                                                 kernel.astype(np.float32))
+    return out.reshape(wave.shape[:-1] + (out_len,))
 
 
 def load_reference(path: str | os.PathLike, target_sr: int) -> np.ndarray:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import logging
 import secrets
 import time
@@ -24,14 +23,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from studio.engine.errors import UserError
 from studio.serve.formats import MEDIA_TYPES, encode
+from studio.serve.intake import BodyBudget, read_speech
 from studio.serve.renderer import QueueFull, Renderer, Ticket
 from studio.serve.request import (
     MAX_BODY_BYTES,
-    BadRequest,
     RequestError,
     TooLarge,
     Unauthorized,
-    parse_speech,
 )
 from studio.serve.voices import resolve_voice, saved_voices
 
@@ -44,20 +42,27 @@ _TYPES = {400: "invalid_request_error", 401: "authentication_error", 404: "not_f
 
 
 def error(status: int, sentence: str, headers: dict | None = None) -> JSONResponse:
+    """Every refusal a client reads is made here: one line, and no path of the server's
+    (the data folder, the home folder), which a stranger has no business knowing."""
     from studio.cli import one_line
+    from studio.serve.redact import hide_paths
 
+    shown = hide_paths(sentence)
+    if shown != sentence:  # the operator's log keeps what the client is not told
+        log.info("refused (%d): %s", status, sentence)
     return JSONResponse(status_code=status, headers=headers, content={"error": {
-        "message": one_line(sentence), "type": _TYPES.get(status, "server_error"),
+        "message": one_line(shown), "type": _TYPES.get(status, "server_error"),
         "code": status}})
 
 
 def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> FastAPI:
     app = FastAPI(title=SERVER_NAME, docs_url=None, redoc_url=None, openapi_url=None)
     started = time.time()
+    intake = BodyBudget()  # the bodies being read and parsed at once
 
     @app.exception_handler(RequestError)
     async def _refused(_request, exc: RequestError):
-        return error(exc.status, str(exc))
+        return error(exc.status, str(exc), getattr(exc, "headers", None))
 
     @app.exception_handler(UserError)
     async def _user(_request, exc: UserError):
@@ -115,12 +120,7 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
     @app.post("/v1/audio/speech")
     async def speech(request: Request):
         check_key(request)
-        raw = await read_body(request)
-        try:
-            body = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise BadRequest("The request body is not valid JSON.") from None
-        parsed = await run_in_threadpool(parse_speech, body)
+        parsed = await read_speech(request, intake, read_body)
         voice = await run_in_threadpool(resolve_voice, parsed, data_root)
         notes = check_request(parsed, voice)
         if parsed.seed is None and voice.seed is None:

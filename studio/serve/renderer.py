@@ -9,6 +9,8 @@ ticket's chunks and result go back to its own asyncio queue. A ticket whose clie
 went away is skipped if it still waits; a running batch stops between two steps
 once every one of its tickets has gone. Either way its slot is free again. Each
 batch reads the data folder's pronunciation dictionary afresh, as the studio does.
+A request's ref_audio is decoded and encoded here, on this thread, after admission:
+before the queue only its header was read, so a request refused with 429 cost no decode.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from studio.engine.errors import UserError
-from studio.serve.request import SpeechRequest
+from studio.serve.request import SpeechRequest, read_ref_audio
 from studio.serve.voices import ResolvedVoice
 
 log = logging.getLogger(__name__)
@@ -195,8 +197,8 @@ class Renderer:
             try:
                 items.append(self._item(ticket, lexicon))
                 ready.append(ticket)
-            except UserError as exc:
-                ticket.send("error", (422, str(exc)))
+            except UserError as exc:  # a RequestError has its own status (413: a clip too long)
+                ticket.send("error", (getattr(exc, "status", 422), str(exc)))
             except Exception:  # a bug must not end this thread: every later request would hang
                 log.exception("a request's voice could not be prepared")
                 ticket.send("error", (500, "The server failed to prepare this request's voice; "
@@ -246,8 +248,9 @@ class Renderer:
         elif request.ref_audio is not None:
             key = f"{request.ref_key}:{request.ref_text}"
             prompt = self._prompts.get(key)
-            if prompt is None:
-                prompt = self.engine.create_prompt(request.ref_audio, request.ref_text)
+            if prompt is None:  # decoded here, once admitted: a refused request paid no decode
+                prompt = self.engine.create_prompt(read_ref_audio(request.ref_audio),
+                                                   request.ref_text)
                 self._prompts[key] = prompt
                 while len(self._prompts) > PROMPT_MEMO:
                     self._prompts.popitem(last=False)

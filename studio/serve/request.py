@@ -7,19 +7,22 @@ clip to clone, ``ref_audio`` (a data URI or bare base64) with its ``ref_text``.
 vLLM-Omni's spelling of the decoding extras (``extra_params`` with
 ``num_inference_steps`` and ``guidance_scale``) is read too, so one client speaks to
 either server. Everything a client can get wrong becomes a :class:`RequestError`:
-a status and one sentence, never a traceback.
+a status and one sentence, never a traceback. Of ``ref_audio`` only the header is
+read here (rate, channels, length, against :data:`CLIP_LIMITS`); the renderer
+decodes it after the queue has admitted the request.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import io
+import hashlib
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from studio.engine.clip_bounds import ClipLimits, ClipTooLong, probe_clip, read_clip
 from studio.engine.errors import UserError
 from studio.engine.options import (
     GUIDANCE_RANGE,
@@ -36,6 +39,7 @@ FORMATS = ("wav", "flac", "mp3", "opus", "pcm")
 STREAM_FORMATS = ("wav", "pcm")
 MAX_REF_AUDIO_BYTES = 16 * 1024 * 1024  # a minute of 24 kHz float WAV is under 6 MB
 MAX_BODY_BYTES = MAX_REF_AUDIO_BYTES * 4 // 3 + 256 * 1024  # base64 of that, plus the text
+CLIP_LIMITS = ClipLimits()  # duration, rates, channels and samples a ref_audio may have
 MAX_FIELD_CHARS = 1_000  # voice, instructions, language, model, ref_text
 # Voices that mean "no design": the model picks one (a seed makes it repeatable).
 _DESIGN_AUTO = ("auto", "default", "")
@@ -80,7 +84,7 @@ class SpeechRequest:
     response_format: str
     stream: bool
     options: GenerationOptions
-    ref_audio: tuple[np.ndarray, int] | None = None  # (C, T) float32 and its rate
+    ref_audio: bytes | None = None  # the clip's file: only its header is read before the queue
     ref_key: str | None = None  # a digest of the clip's bytes (the prompt memo's key)
     ref_text: str | None = None
     model: str | None = None
@@ -123,13 +127,8 @@ def _flag(body: dict, key: str) -> bool:
     return value
 
 
-def decode_ref_audio(value: str) -> tuple[tuple[np.ndarray, int], str]:
-    """A data URI (``data:audio/wav;base64,...``) or bare base64 -> ((C, T) float32, rate)
-    and a digest of its bytes."""
-    import hashlib
-
-    import soundfile as sf
-
+def _clip_bytes(value: str) -> bytes:
+    """A data URI (``data:audio/wav;base64,...``) or bare base64 -> the clip's file."""
     payload = value.split(",", 1)[1] if value.startswith("data:") and "," in value else value
     if value.startswith("data:") and ";base64" not in value.split(",", 1)[0]:
         raise BadRequest("The ref_audio data URI must be base64 encoded.")
@@ -142,18 +141,28 @@ def decode_ref_audio(value: str) -> tuple[tuple[np.ndarray, int], str]:
         raise TooLarge(f"The ref_audio is {len(data) / 2**20:.1f} MB; the limit is "
                                 f"{MAX_REF_AUDIO_BYTES / 2**20:.0f} MB (3 to 10 s of speech "
                                 "clones best).")
+    return data
+
+
+def _refusal(exc: UserError) -> RequestError:
+    return (TooLarge if isinstance(exc, ClipTooLong) else Unreadable)(str(exc))
+
+
+def probe_ref_audio(data: bytes) -> None:
+    """The cheap check, before the queue: the clip's header (rate, channels, length)."""
     try:
-        wave, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
-    except Exception:  # libsndfile says only that it could not; the sentence says what to send
-        raise Unreadable("The ref_audio is not audio this server can read; send a WAV, "
-                                "FLAC or OGG clip.") from None
-    if wave.shape[0] == 0:
-        raise Unreadable("The ref_audio holds no samples; send a clip of 3 to 10 "
-                                "seconds of speech.")
-    if not np.isfinite(wave).all():
-        raise Unreadable("The ref_audio contains invalid (NaN or infinite) samples; "
-                                "export it again.")
-    return (np.ascontiguousarray(wave.T), int(rate)), hashlib.sha256(data).hexdigest()
+        probe_clip(data, CLIP_LIMITS, name="The ref_audio")
+    except UserError as exc:
+        raise _refusal(exc) from None
+
+
+def read_ref_audio(data: bytes) -> tuple[np.ndarray, int]:
+    """The clip as ((C, T) float32, rate): decoded once the queue has admitted it, and
+    within :data:`CLIP_LIMITS` whatever its header said."""
+    try:
+        return read_clip(data, CLIP_LIMITS, name="The ref_audio")
+    except UserError as exc:
+        raise _refusal(exc) from None
 
 
 def parse_speech(body: object) -> SpeechRequest:
@@ -211,7 +220,9 @@ def parse_speech(body: object) -> SpeechRequest:
         if not ref_text or not ref_text.strip():
             raise Unreadable("A ref_audio needs its transcript in ref_text; this server "
                                     "does not transcribe.")
-        clip, key = decode_ref_audio(ref_audio)
+        clip = _clip_bytes(ref_audio)
+        probe_ref_audio(clip)
+        key = hashlib.sha256(clip).hexdigest()
     return SpeechRequest(
         text=text,
         voice=voice,

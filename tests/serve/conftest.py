@@ -18,6 +18,7 @@ from tests.serve.servers import (
     _wait_ready,
     env_for,
     free_port,
+    serving,
     speech_like_wav,
 )
 
@@ -33,19 +34,8 @@ def our_server(tiny_checkpoint, tmp_path_factory):
                             str(tiny_checkpoint), "--device", "cpu"],
                            env=env_for(data), capture_output=True, text=True, timeout=180)
     assert saved.returncode == 0, saved.stderr
-    port = free_port()
-    stderr = root / "stderr.txt"
-    with open(stderr, "wb") as err:
-        process = subprocess.Popen(
-            [COMMAND, "serve", "--model", str(tiny_checkpoint), "--port", str(port),
-             "--queue", "16", "--api-key", API_KEY, "--device", "cpu", "--precision", "fp32"],
-            env=env_for(data), stdout=subprocess.DEVNULL, stderr=err)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_ready(url, process, stderr)
-        yield Server(url, process, stderr, data)
-    finally:
-        _stop(process)
+    with serving(tiny_checkpoint, root, data, "--queue", "16", "--api-key", API_KEY) as server:
+        yield server
 
 
 @pytest.fixture(scope="package")

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,11 +40,12 @@ class Server:
         log = self.data / "omnivoice-desktop.log"
         return text + (log.read_text(errors="replace") if log.exists() else "")
 
-    def rss_kb(self) -> int:
+    def rss_kb(self, field: str = "VmRSS") -> int:
+        """The process's resident memory now, or (``VmHWM``) its peak so far."""
         for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1])
-        raise AssertionError("no VmRSS")
+        raise AssertionError(f"no {field}")
 
 
 def _wait_ready(url: str, process: subprocess.Popen, stderr: Path, timeout: float = 150):
@@ -58,6 +60,25 @@ def _wait_ready(url: str, process: subprocess.Popen, stderr: Path, timeout: floa
             pass
         time.sleep(0.3)
     raise AssertionError(f"the server did not come up: {stderr.read_text()[-2000:]}")
+
+
+@contextmanager
+def serving(checkpoint: Path, root: Path, data: Path, *args: str):
+    """``omnivoice-desktop serve`` on the tiny checkpoint with ``args``, up until the
+    block ends."""
+    port = free_port()
+    stderr = root / "stderr.txt"
+    with open(stderr, "wb") as err:
+        process = subprocess.Popen(
+            [COMMAND, "serve", "--model", str(checkpoint), "--port", str(port), "--device",
+             "cpu", "--precision", "fp32", *args],
+            env=env_for(data), stdout=subprocess.DEVNULL, stderr=err)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(url, process, stderr)
+        yield Server(url, process, stderr, data)
+    finally:
+        _stop(process)
 
 
 def _stop(process: subprocess.Popen) -> None:
