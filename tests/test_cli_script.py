@@ -133,3 +133,101 @@ def test_a_project_renders_only_its_new_and_changed_lines_the_next_time(cli, fil
         assert takes.get(lines[1].take).settings.text == "Morning, Alice, and good day."
     one, two = sf.read(files / "one.wav")[0], sf.read(files / "two.wav")[0]
     assert one.shape != two.shape or not np.array_equal(one, two)
+
+
+def _render(cli, files, *extra, model):
+    return cli("script", "render", *extra, "--steps", "2", "--device", "cpu", "--model", model)
+
+
+def _clash(files, kind):
+    """(arguments, the input that must survive) for an output that would overwrite it."""
+    voices, talk = files / "voices.json", files / "talk.txt"
+    if kind == "out is a reference clip":
+        return [talk, "--voices", voices, "--out", files / "bob.wav"], files / "bob.wav"
+    if kind == "out is a hard link to a reference clip":
+        (files / "out").mkdir()
+        import os
+
+        os.link(files / "bob.wav", files / "out" / "mix.wav")
+        return [talk, "--voices", voices, "--out", files / "out" / "mix.wav"], files / "bob.wav"
+    if kind == "stems into the reference clip's folder":
+        (files / "clips").mkdir()
+        (files / "bob.wav").rename(files / "clips" / "Bob.wav")
+        voices.write_text(json.dumps({"Alice": {"instruct": "female"},
+                                      "Bob": {"ref": "clips/Bob.wav", "ref_text": "Bob."}}),
+                          encoding="utf-8")
+        return ([talk, "--voices", voices, "--out", files / "mix.wav", "--stems",
+                 files / "clips"], files / "clips" / "Bob.wav")
+    if kind == "srt is the input subtitles":
+        srt = files / "cues.srt"
+        srt.write_text("1\n00:00:00,000 --> 00:00:01,500\nAlice: Hello there.\n",
+                       encoding="utf-8")
+        return [srt, "--voices", voices, "--out", files / "mix.wav", "--srt", srt], srt
+    assert kind == "out is a stem"
+    (files / "stems").mkdir()
+    return ([talk, "--voices", voices, "--out", files / "stems" / "Alice.wav", "--stems",
+             files / "stems"], None)
+
+
+@pytest.mark.parametrize("kind", [
+    "out is a reference clip", "out is a hard link to a reference clip",
+    "stems into the reference clip's folder", "srt is the input subtitles", "out is a stem"])
+def test_no_output_may_overwrite_an_input_or_another_output(cli, files, tiny_checkpoint, kind):
+    args, kept = _clash(files, kind)
+    def contents():  # the data folder (the log) aside
+        return {p: p.read_bytes() for p in files.rglob("*")
+                if p.is_file() and "data" not in p.relative_to(files).parts}
+
+    before = contents()
+    code, _, stderr = _render(cli, files, *args, model=tiny_checkpoint)
+    assert code == 2 and len(stderr) == 1, stderr
+    assert "choose another name" in stderr[0] or "its own name" in stderr[0], stderr
+    assert contents() == before, "nothing is written"
+    if kept is not None:
+        assert kept.read_bytes() == before[kept]
+
+
+def test_a_project_with_its_own_dictionary_renders(cli, files, tiny_checkpoint):
+    from studio.engine.lexicon import Entry, Lexicon
+    from studio.paths import data_dir
+    from studio.scripts.project import Project
+
+    project_file = files / "talk.ovproj"
+    assert cli("script", "import", files / "talk.txt", "--voices", files / "voices.json",
+               "--out", project_file)[0] == 0
+    with Project.open(project_file) as project:
+        project.set_dictionary(Lexicon([Entry("Bob", "Robert")]))
+    assert not (data_dir() / "pronunciations.json").exists()
+    code, _, stderr = _render(cli, files, project_file, "--out", files / "mix.wav",
+                              model=tiny_checkpoint)
+    assert code == 0, stderr
+    assert sf.info(files / "mix.wav").duration > 1
+
+
+def test_a_render_whose_project_cannot_be_saved_leaves_nothing_behind(
+        cli, files, tiny_checkpoint, monkeypatch):
+    from studio.library.takes import TakeLibrary
+    from studio.scripts.project import Project
+
+    project_file = files / "talk.ovproj"
+    assert cli("script", "import", files / "talk.txt", "--voices", files / "voices.json",
+               "--out", project_file)[0] == 0
+    before = sorted(p.name for p in files.iterdir())
+
+    def cannot_save(self, statements):
+        raise UserError(f"The project {self.path} cannot be saved (disk I/O error); check the "
+                        "disk and that no other program holds it.")
+
+    from studio.engine.errors import UserError
+
+    monkeypatch.setattr(Project, "_run", cannot_save)
+    code, _, stderr = _render(cli, files, project_file, "--out", files / "mix.flac",
+                              "--stems", files / "new" / "stems", "--srt", files / "mix.srt",
+                              model=tiny_checkpoint)
+    assert code == 2 and len(stderr) == 1 and "cannot be saved" in stderr[0], stderr
+    assert sorted(p.name for p in files.iterdir()) == before, "no mix, subtitles or folders"
+    with TakeLibrary(read_only=True) as takes:
+        assert takes.list(include_deleted=True) == [], "no orphaned take"
+    monkeypatch.undo()
+    with Project.open(project_file) as project:
+        assert all(line.take is None for line in project.lines())
