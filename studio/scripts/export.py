@@ -18,6 +18,7 @@ from studio.engine.errors import UserError
 from studio.scripts.render import DEFAULT_LUFS, Rendered, chapters, mix_lines, srt_text
 
 MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
+WRITE_BLOCK = 1 << 18  # samples per write (1 MB of float32, 11 s at 24 kHz)
 
 
 def stem_files(folder: Path, speakers: list[str], suffix: str) -> dict[str, Path]:
@@ -105,8 +106,8 @@ def write_stream(path: Path, rendered: Rendered, speaker: str | None = None) -> 
     """The mix (or ``speaker``'s stem) written to ``path`` block by block."""
     from studio.engine.audio import AudioFileWriter
 
-    with AudioFileWriter(path, rendered.sample_rate) as writer:
-        for block in rendered.chunks(speaker):
+    with AudioFileWriter(path, rendered.sample_rate, sync=False) as writer:
+        for block in rendered.chunks(speaker, WRITE_BLOCK):
             writer.write(block)
 
 
