@@ -246,6 +246,9 @@ def _import(args) -> dict:
         voices = voice_specs({s: data[s] for s in known}, known, str(args.voices),
                              args.voices.parent)
     _check_output(args.out, (PROJECT_SUFFIX,), "project")
+    from studio.outputs import check_distinct
+
+    check_distinct([(args.file, "script"), (args.voices, "voice map")], [(args.out, "project")])
     with Project.from_script(args.out, script, voices) as project:
         speakers = [s.name for s in project.speakers()]
         lines = len(project.lines())

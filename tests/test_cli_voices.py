@@ -211,3 +211,15 @@ def test_unknown_voice_for_export_and_delete(cli, tmp_path):
     assert_refused(cli("voices", "export", "Nobody", tmp_path / "n.ovoice"), "No saved voice")
     assert_refused(cli("voices", "delete", "Nobody"), "No saved voice")
     assert not (tmp_path / "n.ovoice").exists()
+
+
+def test_exporting_a_voice_onto_its_own_clip_is_refused_and_the_voice_kept(save, cli, tmp_path):
+    """Issue 26: an output that resolves to an input (here a link to the voice's clip,
+    which the atomic write would write through) is one sentence and nothing is written."""
+    assert save("Narrator", "--ref-text", "Hello there.")[0] == 0
+    clip = next((data() / "voices").rglob("*.wav"))
+    kept = clip.read_bytes()
+    link = tmp_path / "narrator.ovoice"
+    link.symlink_to(clip)
+    assert_refused(cli("voices", "export", "narrator", link), "is the voice's reference clip")
+    assert clip.read_bytes() == kept
