@@ -134,8 +134,26 @@ def _check_distinct(args, specs: dict[str, dict], stems: dict[str, Path]) -> Non
             for name, speaker in saved.items():
                 inputs.append((library.clip_path(library.find(name).id),
                                f"saved voice of {speaker}"))
+    if _is_project(args.file):
+        inputs += _take_files(args.file)
     check_distinct(inputs, [(args.out, "mix"), (args.srt, "subtitle file"),
                             *((path, f"stem of {s}") for s, path in stems.items())])
+
+
+def _take_files(project_file: Path) -> list[tuple[Path, str]]:
+    """The audio of a project's chosen takes (mixed again, so inputs too)."""
+    from studio.library.takes import TakeLibrary
+    from studio.scripts.project import Project
+
+    with Project.open(project_file) as project:
+        chosen = [(n, line.take) for n, line in enumerate(project.lines(), 1) if line.take]
+    if not chosen:
+        return []
+    try:
+        with TakeLibrary(read_only=True) as takes:
+            return [(takes.audio_path(take), f"take of line {n}") for n, take in chosen]
+    except UserError:  # no take library yet: no take to overwrite
+        return []
 
 
 def _reused(args, engine) -> dict[int, tuple]:

@@ -297,3 +297,22 @@ def test_memory_follows_the_lines_not_speakers_times_the_timeline(tmp_path, tiny
     assert sf.info(tmp_path / "long.flac").duration > 2 * 3600
     growth_mb = (long - short) / 1024
     assert growth_mb < 200, f"two hours cost {growth_mb:.0f} MB more than 20 seconds"
+
+
+def test_a_project_render_may_not_overwrite_a_take_it_mixes(cli, files, tiny_checkpoint):
+    from studio.library.takes import TakeLibrary
+    from studio.scripts.project import Project
+
+    project_file = files / "talk.ovproj"
+    assert cli("script", "import", files / "talk.txt", "--voices", files / "voices.json",
+               "--out", project_file)[0] == 0
+    assert _render(cli, files, project_file, "--out", files / "one.wav",
+                   model=tiny_checkpoint)[0] == 0
+    with Project.open(project_file) as project, TakeLibrary(read_only=True) as takes:
+        take = takes.audio_path(project.lines()[0].take)
+    kept = take.read_bytes()
+    link = files / "again.wav"
+    link.symlink_to(take)
+    code, _, stderr = _render(cli, files, project_file, "--out", link, model=tiny_checkpoint)
+    assert code == 2 and "is the take of line 1" in stderr[0], stderr
+    assert take.read_bytes() == kept
