@@ -187,7 +187,7 @@ def _keep_takes(args, script, specs, rendered, engine) -> int:
     from studio.worker.jobs import AccelState, RenderRequest
     from studio.worker.keeper import TakeKeeper, take_run
 
-    keeper, notes, chosen = TakeKeeper(), [], {}
+    keeper, notes, chosen, named = TakeKeeper(), [], {}, False
     options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))
     try:
         with Project.open(args.file) as project:
@@ -216,8 +216,9 @@ def _keep_takes(args, script, specs, rendered, engine) -> int:
                 if take_id is not None:
                     chosen[lines[n].id] = take_id
             project.choose_takes(chosen)
+            named = True
     except BaseException:
-        if chosen:  # the project does not name them: they would be orphans
+        if chosen and not named:  # nothing names them: they would be orphans
             try:
                 keeper.library().remove(list(chosen.values()))
             except Exception:  # the first failure is the one to tell
