@@ -125,8 +125,8 @@ def export_project(project, takes, mix: Path, *, stems: bool = True, srt: bool =
     script, rendered, _rate = project_mix(project, takes, lufs)
     folder = mix.with_name(f"{mix.stem} stems")
     stem_paths = stem_files(folder, script.speakers, mix.suffix) if stems else {}
-    srt_path, cue_path = (mix.with_suffix(".srt"), mix.with_suffix(".cue")) if srt else (None,
-                                                                                          None)
+    srt_path = mix.with_suffix(".srt") if srt else None
+    cue_path = mix.with_suffix(".cue") if srt else None
     takes_used = [(takes.audio_path(line.take), "take of a line") for line in project.lines()
                   if line.take is not None and takes is not None]
     check_distinct([(project.path, "project"), *takes_used],
