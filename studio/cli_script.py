@@ -62,6 +62,9 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
 
     started = time.perf_counter()
     script, specs, lexicon = _read(args)
+    from studio.scripts.render import check_timeline
+
+    check_timeline(script)
     lexicon = _lexicon(lexicon, args.dictionary)
     if not (math.isfinite(args.lufs) and -70 <= args.lufs <= 0):
         raise UserError(f"The loudness target must be from -70 to 0 LUFS; got {args.lufs:g}.")

@@ -28,6 +28,7 @@ PEAK_LIMIT = 10 ** (-0.1 / 20)  # -0.1 dBFS: the normalised mix never clips
 CUE_FRAME_S = 0.04  # one codec frame: a cue's line is rendered to within this
 CUE_RUSHED, CUE_DRAGGED = 1.6, 0.6  # natural-pace ratios past which a cue is warned about
 CHUNK = 1 << 16  # samples per streamed block of the mix (2.7 s at 24 kHz, 256 KB)
+MAX_MIX_HOURS = 24  # a longer timeline is a mistake in its times, and would fill a disk
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options,
     if missing:
         raise UserError(f"The voice map has no voice for {', '.join(missing)}; add "
                         f"{'them' if len(missing) > 1 else 'it'} to the map.")
+    check_timeline(script)
     warnings = list(script.warnings)
     # Script lines get their pauses from the mix, not the engine's padding; a line that
     # must fill a subtitle cue is one chunk rendered to the frame, untrimmed.
@@ -189,6 +191,18 @@ def _cue_fit(engine, n: int, line, voice: VoiceSpec, limit: float) -> list[str]:
     return out
 
 
+def check_timeline(script: Script, seconds: float | None = None) -> None:
+    """One sentence when the mix would be longer than a mix may be: ``seconds`` when known,
+    else the silence and cue spans the script asks for (its speech comes on top). The
+    audio is streamed, so the bound is for the disk and the time, not memory."""
+    if seconds is None:
+        seconds = script.lead + sum(line.pause_after + (line.duration or 0.0)
+                                    for line in script.lines)
+    if not seconds <= MAX_MIX_HOURS * 3600:  # NaN too
+        raise UserError(f"The script's timeline would be {seconds / 3600:,.0f} hours long; a "
+                        f"mix is at most {MAX_MIX_HOURS} hours, so check its times and pauses.")
+
+
 def mix_lines(script: Script, audio, seeds, sr: int, lufs: float = DEFAULT_LUFS,
               warnings: list | None = None) -> Rendered:
     """The lines (one clip each, in order) placed with their pauses, and the one gain that
@@ -200,6 +214,7 @@ def mix_lines(script: Script, audio, seeds, sr: int, lufs: float = DEFAULT_LUFS,
         spans.append((pos, pos + clip.size))
         pos += clip.size + round(line.pause_after * sr)
     length = max(pos, spans[-1][1]) if spans else max(pos, 0)
+    check_timeline(script, length / sr)
     rendered = Rendered(clips, [line.speaker for line in script.lines], spans, length,
                         list(seeds), sr, 1.0, None, warnings)
     measured, peak = _measure(rendered, 1.0)

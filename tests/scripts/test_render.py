@@ -171,3 +171,22 @@ def test_a_long_timeline_is_mixed_and_written_with_stems_in_bounded_memory(tmp_p
                        stop=end + SR)[0]
         np.testing.assert_array_equal(stem[SR:-SR], mix[start:end])
         assert not stem[:SR].any() and not stem[-SR:].any()
+
+
+def test_a_timeline_longer_than_a_mix_may_be_is_one_sentence_before_any_render():
+    """Streaming keeps memory flat, so a mistaken cue time would instead fill the disk
+    with days of silence: the timeline is bounded before anything renders or is written."""
+    from studio.scripts.render import MAX_MIX_HOURS
+
+    far = parse_subtitles("1\n00:00:01,000 --> 00:00:02,000\nA: Hi.\n\n"
+                          f"2\n{MAX_MIX_HOURS + 1}:00:00,000 --> {MAX_MIX_HOURS + 1}:00:01,000\n"
+                          "A: Bye.\n")
+
+    class NoEngine:  # a render would be a failure of the check
+        def __getattr__(self, name):
+            raise AssertionError(f"the engine was used ({name})")
+
+    with pytest.raises(UserError, match=f"a mix is at most {MAX_MIX_HOURS} hours"):
+        render_script(NoEngine(), far, {"A": VoiceSpec(instruct="male")}, FAST)
+    with pytest.raises(UserError, match="hours long"):
+        mix_lines(far, [np.zeros(SR, np.float32)] * 2, [0, 0], SR)
