@@ -7,6 +7,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import GenerationOptions
@@ -190,3 +192,31 @@ def test_a_timeline_longer_than_a_mix_may_be_is_one_sentence_before_any_render()
         render_script(NoEngine(), far, {"A": VoiceSpec(instruct="male")}, FAST)
     with pytest.raises(UserError, match="hours long"):
         mix_lines(far, [np.zeros(SR, np.float32)] * 2, [0, 0], SR)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(st.tuples(st.sampled_from("ABC"), st.integers(1, 3000),
+                                st.integers(0, 5000)), min_size=1, max_size=8),
+       lead=st.integers(0, 3000), size=st.integers(1, 4000))
+def test_the_streamed_mix_and_stems_are_the_lines_placed_in_a_whole_array(lines, lead, size):
+    """However lines, pauses and block sizes fall, the blocks streamed are exactly the
+    mix (and stems) that placing each line in one whole array gives."""
+    from studio.scripts.parse import Line, Script
+
+    rate = 8000
+    rng = np.random.default_rng(len(lines) * 7919 + lead)
+    script = Script([Line(who, "x", pause_after=pause / rate) for who, _n, pause in lines],
+                    lead=lead / rate)
+    clips = [(0.3 * rng.standard_normal(n)).astype(np.float32) for _who, n, _p in lines]
+    rendered = mix_lines(script, clips, [0] * len(lines), rate)
+    whole = np.zeros(rendered.length, np.float32)
+    stems = {who: np.zeros(rendered.length, np.float32) for who in script.speakers}
+    for (who, _n, _p), clip, (start, end) in zip(lines, clips, rendered.spans):
+        assert end - start == clip.size
+        whole[start:end] += clip
+        stems[who][start:end] += clip
+    gain = np.float32(rendered.gain)
+    for who, expected in [(None, whole), *stems.items()]:
+        blocks = list(rendered.chunks(who, size))
+        assert all(0 < block.size <= size for block in blocks)
+        np.testing.assert_array_equal(np.concatenate(blocks), expected * gain)
