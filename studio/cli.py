@@ -154,31 +154,15 @@ def _check_output(path: Path, suffixes: tuple[str, ...], what: str) -> None:
     check_target(path, what)
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b) or (
-            os.path.realpath(a) == os.path.realpath(b))
-    except OSError:
-        return False
-
-
 def _check_distinct(args) -> None:
     """No output may be an input (it would be overwritten) or another output."""
-    inputs = [(args.ref, "reference clip"), (args.prompt, "voice prompt"),
-              (args.text_file, "text file"), (args.dictionary, "pronunciation dictionary")]
-    outputs = [(None if to_stdout(args) else args.out, "output file"),
-               (args.tokens_out, "tokens file"),
-               (args.save_prompt, "prompt file")]
-    outputs = [(path, what) for path, what in outputs if path is not None]
-    for n, (path, what) in enumerate(outputs):
-        for source, role in inputs:
-            if source is not None and _same_file(path, source):
-                raise UserError(f"The {what} {path} is the {role}; writing it would destroy "
-                                f"the {role}, so choose another name.")
-        for other, other_what in outputs[n + 1:]:
-            if _same_file(path, other):
-                raise UserError(f"The {what} and the {other_what} are both {path}; give each "
-                                "its own name.")
+    from studio.outputs import check_distinct
+
+    check_distinct([(args.ref, "reference clip"), (args.prompt, "voice prompt"),
+                    (args.text_file, "text file"),
+                    (args.dictionary, "pronunciation dictionary")],
+                   [(None if to_stdout(args) else args.out, "output file"),
+                    (args.tokens_out, "tokens file"), (args.save_prompt, "prompt file")])
 
 
 def _save_tokens(path: Path, tokens) -> None:

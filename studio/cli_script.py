@@ -1,14 +1,16 @@
 """`omnivoice-desktop script render`: a multi-speaker script to one mixed track.
 
 The script (.txt, .md, .srt or .vtt) and the voice map are read and checked, and every
-output is checked, before the model loads; the stems and the subtitles are written
-before the mix, and a failure removes what was written, so a failed command leaves no
-new file.
+output is checked (none may be an input or another output), before the model loads.
+The outputs are written under temporary names, a project's new takes are saved, and only
+then do the outputs take their names: a failure anywhere leaves no new file, no folder
+and no take behind.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import time
 from pathlib import Path
@@ -57,22 +59,31 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
     if args.script_command == "import":
         return _import(args)
     from studio.cli import _check_output
-    from studio.engine.lexicon import load_pronunciations
 
     started = time.perf_counter()
     script, specs, lexicon = _read(args)
-    lexicon = (lexicon + load_pronunciations(args.dictionary)) if lexicon \
-        else load_pronunciations(args.dictionary)
+    from studio.scripts.render import check_timeline
+
+    check_timeline(script)
+    lexicon = _lexicon(lexicon, args.dictionary)
     if not (math.isfinite(args.lufs) and -70 <= args.lufs <= 0):
         raise UserError(f"The loudness target must be from -70 to 0 LUFS; got {args.lufs:g}.")
     _check_output(args.out, MIX_SUFFIXES, "mix")
     stems = _stem_paths(args, script.speakers)
     if args.srt is not None:
         _check_output(args.srt, (".srt",), "subtitle file")
+    _check_distinct(args, specs, stems)
     with _chatter_to_log():
         rendered, engine = _render(args, script, specs, studio_model, lexicon)
-    written = _write(args, script, rendered, stems)
-    kept = _keep_takes(args, script, specs, rendered, engine) if _is_project(args.file) else 0
+    from studio.scripts.export import stage_outputs
+    from studio.staged import Staged
+
+    with Staged() as staged:
+        written = [str(p) for p in stage_outputs(staged, script, rendered, args.out, stems,
+                                                 args.srt)]
+        kept = _keep_takes(args, script, specs, rendered, engine) if _is_project(args.file) \
+            else 0
+        staged.commit()
     from studio.scripts.render import chapters
 
     return {
@@ -102,6 +113,52 @@ def _is_project(path: Path) -> bool:
     return path.suffix.lower() == PROJECT_SUFFIX
 
 
+def _lexicon(own, dictionary: Path | None):
+    """A project's own dictionary, then --dictionary, then the data folder's (any may be
+    missing); None when there is none at all."""
+    from studio.engine.lexicon import Lexicon, load_pronunciations
+
+    return ((own or Lexicon()) + (load_pronunciations(dictionary) or Lexicon())) or None
+
+
+def _check_distinct(args, specs: dict[str, dict], stems: dict[str, Path]) -> None:
+    """No output may be an input (a reference clip, the script, the map...) or another."""
+    from studio.outputs import check_distinct
+
+    inputs = [(args.file, "project" if _is_project(args.file) else "script"),
+              (args.voices, "voice map"), (args.dictionary, "pronunciation dictionary")]
+    inputs += [(spec.get("ref"), f"reference clip of {speaker}")
+               for speaker, spec in specs.items()]
+    saved = {spec["voice"]: speaker for speaker, spec in specs.items() if "voice" in spec}
+    if saved:
+        from studio.library.voices import VoiceLibrary
+
+        with VoiceLibrary() as library:
+            for name, speaker in saved.items():
+                inputs.append((library.clip_path(library.find(name).id),
+                               f"saved voice of {speaker}"))
+    if _is_project(args.file):
+        inputs += _take_files(args.file)
+    check_distinct(inputs, [(args.out, "mix"), (args.srt, "subtitle file"),
+                            *((path, f"stem of {s}") for s, path in stems.items())])
+
+
+def _take_files(project_file: Path) -> list[tuple[Path, str]]:
+    """The audio of a project's chosen takes (mixed again, so inputs too)."""
+    from studio.library.takes import TakeLibrary
+    from studio.scripts.project import Project
+
+    with Project.open(project_file) as project:
+        chosen = [(n, line.take) for n, line in enumerate(project.lines(), 1) if line.take]
+    if not chosen:
+        return []
+    try:
+        with TakeLibrary(read_only=True) as takes:
+            return [(takes.audio_path(take), f"take of line {n}") for n, take in chosen]
+    except UserError:  # no take library yet: no take to overwrite
+        return []
+
+
 def _reused(args, engine) -> dict[int, tuple]:
     """A project's lines whose chosen take is still what they say: (audio, seed) each."""
     from studio.library.takes import TakeLibrary
@@ -126,14 +183,15 @@ def _reused(args, engine) -> dict[int, tuple]:
 
 
 def _keep_takes(args, script, specs, rendered, engine) -> int:
-    """Each line rendered now becomes a take in the take library, chosen for its line."""
+    """Each line rendered now becomes a take in the take library, chosen for its line, in
+    one save of the project; when that save fails the new takes are removed again."""
     from studio.engine.engine import GenerationOptions
     from studio.engine.options import DecodeOptions
     from studio.scripts.project import Project
     from studio.worker.jobs import AccelState, RenderRequest
     from studio.worker.keeper import TakeKeeper, take_run
 
-    keeper, saved, notes = TakeKeeper(), 0, []
+    keeper, notes, chosen, named = TakeKeeper(), [], {}, False
     options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))
     try:
         with Project.open(args.file) as project:
@@ -160,12 +218,20 @@ def _keep_takes(args, script, specs, rendered, engine) -> int:
                 _batch, [take_id] = keeper.save(request, [render], run, None, [None],
                                                 notes.append)
                 if take_id is not None:
-                    project.choose_take(lines[n].id, take_id)
-                    saved += 1
+                    chosen[lines[n].id] = take_id
+            project.choose_takes(chosen)
+            named = True
+    except BaseException:
+        if chosen and not named:  # nothing names them: they would be orphans
+            try:
+                keeper.library().remove(list(chosen.values()))
+            except Exception:  # the first failure is the one to tell
+                logging.getLogger(__name__).exception("removing the unsaved render's takes")
+        raise
     finally:
         keeper.close()
     rendered.warnings.extend(notes)
-    return saved
+    return len(chosen)
 
 
 def _read(args):
@@ -203,6 +269,9 @@ def _import(args) -> dict:
         voices = voice_specs({s: data[s] for s in known}, known, str(args.voices),
                              args.voices.parent)
     _check_output(args.out, (PROJECT_SUFFIX,), "project")
+    from studio.outputs import check_distinct
+
+    check_distinct([(args.file, "script"), (args.voices, "voice map")], [(args.out, "project")])
     with Project.from_script(args.out, script, voices) as project:
         speakers = [s.name for s in project.speakers()]
         lines = len(project.lines())
@@ -269,20 +338,35 @@ def voice_specs(data: dict, speakers: list[str], path: str, folder: Path) -> dic
 
 
 def _stem_paths(args, speakers: list[str]) -> dict[str, Path]:
-    """One file per speaker in --stems, named after the speaker, in the mix's format."""
+    """One file per speaker in --stems, named after the speaker, in the mix's format (the
+    folder is made only when the render has worked)."""
     from studio.cli import _check_output
 
     if args.stems is None:
         return {}
     if args.stems.exists() and not args.stems.is_dir():
         raise UserError(f"The stems folder {args.stems} is a file; name a folder.")
-    args.stems.mkdir(parents=True, exist_ok=True)
     from studio.scripts.export import stem_files
 
     paths = stem_files(args.stems, speakers, args.out.suffix)
+    if not args.stems.is_dir():
+        _check_new_folder(args.stems)
+        return paths
     for path in paths.values():
         _check_output(path, MIX_SUFFIXES, "stem")
     return paths
+
+
+def _check_new_folder(folder: Path) -> None:
+    """A folder that can be made: its nearest existing parent is a writable folder."""
+    import os
+
+    parent = next(p for p in Path(os.path.abspath(folder)).parents if p.exists())
+    if not parent.is_dir():
+        raise UserError(f"The stems folder {folder} cannot be made: {parent} is a file.")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"The stems folder {folder} cannot be made: {parent} is not "
+                        "writable; choose another folder.")
 
 
 def _render(args, script, specs, studio_model, lexicon):
@@ -319,30 +403,6 @@ def _render(args, script, specs, studio_model, lexicon):
     options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))
     return render_script(engine, script, voices, options, seed=args.seed, lufs=args.lufs,
                          lexicon=lexicon, reuse=_reused(args, engine)), engine
-
-
-def _write(args, script, rendered, stems: dict[str, Path]) -> list[str]:
-    """Stems and subtitles first, the mix last; on any failure what was written goes."""
-    from studio.atomic import atomic_write
-    from studio.engine.audio import write_audio_atomic
-    from studio.scripts.render import srt_text
-
-    written: list[Path] = []
-    try:
-        for speaker, path in stems.items():
-            write_audio_atomic(path, rendered.stems[speaker], rendered.sample_rate)
-            written.append(path)
-        if args.srt is not None:
-            with atomic_write(args.srt) as handle:
-                handle.write(srt_text(script, rendered).encode("utf-8"))
-            written.append(args.srt)
-        write_audio_atomic(args.out, rendered.mix, rendered.sample_rate)
-        written.append(args.out)
-    except BaseException:
-        for path in written:
-            path.unlink(missing_ok=True)
-        raise
-    return [str(p) for p in written]
 
 
 def _chatter_to_log():

@@ -279,3 +279,15 @@ def test_a_name_stored_before_names_were_cleaned_is_shown_clean_and_can_be_named
     assert "calm" in out[1]
     assert cli("voices", "delete", "old name [31m")[0] == 0
     assert cli("voices", "list")[1][0].startswith("No saved voices")
+
+
+def test_exporting_a_voice_onto_its_own_clip_is_refused_and_the_voice_kept(save, cli, tmp_path):
+    """Issue 26: an output that resolves to an input (here a link to the voice's clip,
+    which the atomic write would write through) is one sentence and nothing is written."""
+    assert save("Narrator", "--ref-text", "Hello there.")[0] == 0
+    clip = next((data() / "voices").rglob("*.wav"))
+    kept = clip.read_bytes()
+    link = tmp_path / "narrator.ovoice"
+    link.symlink_to(clip)
+    assert_refused(cli("voices", "export", "narrator", link), "is the voice's reference clip")
+    assert clip.read_bytes() == kept

@@ -72,18 +72,6 @@ def _biquad(b: np.ndarray, a: np.ndarray, x: np.ndarray) -> np.ndarray:
     return y
 
 
-def k_weighted(audio: np.ndarray, sample_rate: int) -> np.ndarray:
-    """``audio`` through the K-weighting filter (same length, float64)."""
-    x = np.asarray(audio, dtype=np.float64).reshape(-1)
-    if x.size == 0:
-        return x
-    h = _impulse_response(k_weighting(sample_rate))
-    size = x.size + h.size - 1
-    nfft = 1 << (size - 1).bit_length()
-    y = np.fft.irfft(np.fft.rfft(x, nfft) * np.fft.rfft(h, nfft), nfft)
-    return y[: x.size]
-
-
 def _to_lufs(mean_square: np.ndarray | float) -> np.ndarray | float:
     with np.errstate(divide="ignore"):
         return _OFFSET + 10.0 * np.log10(mean_square)
@@ -95,24 +83,86 @@ def loudness_lufs(audio: np.ndarray, sample_rate: int) -> float | None:
     A signal shorter than one 400 ms block is measured as one block.
     None means no block reaches the absolute gate (-70 LUFS).
     """
-    if sample_rate <= 0:
-        raise ValueError(f"sample rate must be positive, got {sample_rate}")
-    y = k_weighted(np.nan_to_num(np.asarray(audio, dtype=np.float64)), sample_rate)
-    if y.size == 0:
-        return None
-    block, step = round(BLOCK_S * sample_rate), round(STEP_S * sample_rate)
-    power = np.concatenate(([0.0], np.cumsum(y * y)))
-    if y.size < block:
-        z = np.array([power[-1] / y.size])
-    else:
-        starts = np.arange(0, y.size - block + 1, step)
-        z = (power[starts + block] - power[starts]) / block
-    z = z[_to_lufs(z) > ABSOLUTE_GATE_LUFS]
-    if z.size == 0:
-        return None
-    relative = _to_lufs(float(z.mean())) + RELATIVE_GATE_LU
-    z = z[_to_lufs(z) > relative]
-    return float(_to_lufs(float(z.mean())))
+    meter = LoudnessMeter(sample_rate)
+    meter.add(audio)
+    return meter.lufs()
+
+
+class LoudnessMeter:
+    """:func:`loudness_lufs` of a signal fed piece by piece (:meth:`add`, :meth:`add_silence`),
+    in memory that does not grow with its length: the K-weighting is an overlap-add
+    convolution carrying its tail from piece to piece, and only the energy at each gating
+    block's edges is kept (two floats per 100 ms). Silence after the filter's tail costs
+    no arithmetic, so a long timeline of short lines is measured at the speed of its lines.
+    """
+
+    def __init__(self, sample_rate: int):
+        if sample_rate <= 0:
+            raise ValueError(f"sample rate must be positive, got {sample_rate}")
+        self._h = _impulse_response(k_weighting(sample_rate))
+        self._tail = np.zeros(self._h.size - 1)
+        self._live = False  # the tail holds something other than zeros
+        self._block, self._step = round(BLOCK_S * sample_rate), round(STEP_S * sample_rate)
+        self._length = 0
+        self._energy = 0.0  # sum of the filtered signal's squares so far
+        self._starts: list[float] = []  # energy at each block start (k * step) passed
+        self._ends: list[float] = []  # energy at each block end (k * step + block) passed
+
+    def add(self, audio: np.ndarray) -> None:
+        x = np.nan_to_num(np.asarray(audio, dtype=np.float64).reshape(-1))
+        if x.size == 0:
+            return
+        size = x.size + self._h.size - 1
+        nfft = 1 << (size - 1).bit_length()
+        full = np.fft.irfft(np.fft.rfft(x, nfft) * np.fft.rfft(self._h, nfft), nfft)[:size]
+        full[: self._tail.size] += self._tail
+        self._tail = full[x.size:].copy()
+        self._live = True
+        y = full[: x.size]
+        self._advance(x.size, np.concatenate(([0.0], np.cumsum(y * y))))
+
+    def add_silence(self, frames: int) -> None:
+        if frames <= 0:
+            return
+        if self._live:  # the filter still rings: feed real zeros until it has decayed
+            ringing = min(frames, self._tail.size)
+            self.add(np.zeros(ringing))
+            frames -= ringing
+            if ringing == self._tail.size:
+                self._live = False
+        self._advance(frames, None)
+
+    def lufs(self) -> float | None:
+        if self._length == 0:
+            return None
+        if self._length < self._block:
+            z = np.array([self._energy / self._length])
+        else:
+            blocks = (self._length - self._block) // self._step + 1
+            z = (np.array(self._ends[:blocks]) - np.array(self._starts[:blocks])) / self._block
+        z = z[_to_lufs(z) > ABSOLUTE_GATE_LUFS]
+        if z.size == 0:
+            return None
+        relative = _to_lufs(float(z.mean())) + RELATIVE_GATE_LU
+        z = z[_to_lufs(z) > relative]
+        return float(_to_lufs(float(z.mean())))
+
+    def _advance(self, frames: int, energy: np.ndarray | None) -> None:
+        """Record the energy at every block edge in the next ``frames`` samples;
+        ``energy[i]`` is what the filtered samples from here to ``i`` add (None: silence)."""
+        start, end = self._length, self._length + frames
+        for marks, offset in ((self._starts, 0), (self._ends, self._block)):
+            # edges k * step + offset in [start, end], not recorded yet
+            first = len(marks) * self._step + offset
+            if first > end:
+                continue
+            edges = np.arange(first, end + 1, self._step)
+            if energy is None:
+                marks.extend([self._energy] * edges.size)
+            else:
+                marks.extend((self._energy + energy[edges - start]).tolist())
+        self._energy += 0.0 if energy is None else float(energy[-1])
+        self._length = end
 
 
 def gain_db(gain: float) -> float:

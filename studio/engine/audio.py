@@ -520,7 +520,11 @@ class AudioFileWriter:
     that becomes ``path`` when the ``with`` block ends without an error; on an error or
     an interruption the temp file goes and ``path`` is untouched."""
 
-    def __init__(self, path: str | os.PathLike, sample_rate: int, channels: int = 1):
+    def __init__(self, path: str | os.PathLike, sample_rate: int, channels: int = 1, *,
+                 sync: bool = True):
+        # sync: each write reaches the disk at once (a stream someone may follow); a long
+        # file written in blocks leaves it to the end, one fsync instead of hundreds.
+        self.sync = sync
         self.target = Path(path)
         suffix = self.target.suffix.lower()
         if suffix not in _WRITE_FORMATS:
@@ -556,7 +560,8 @@ class AudioFileWriter:
         frames = np.clip(_as_2d(audio), -1.0, 1.0).T
         try:
             self._file.write(frames)
-            self._file.flush()
+            if self.sync:
+                self._file.flush()
         except (OSError, sf.SoundFileError, RuntimeError, ValueError) as exc:
             raise self._save_error(exc) from None
 

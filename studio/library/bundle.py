@@ -117,6 +117,10 @@ def export_voice(library: VoiceLibrary, voice_id: str, dest: str | Path) -> Path
         raise UserError(f"Cannot export the voice: the folder {target.parent} does not exist.")
 
     clip_path, prompt_path = library.clip_path(voice.id), library.prompt_path(voice.id)
+    from studio.outputs import check_distinct
+
+    check_distinct([(clip_path, "voice's reference clip"), (prompt_path, "voice's prompt")],
+                   [(target, "voice file")])
     try:
         clip_data, prompt_data = clip_path.read_bytes(), prompt_path.read_bytes()
     except OSError as exc:

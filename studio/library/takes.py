@@ -372,6 +372,14 @@ class TakeLibrary:
     def undelete(self, ids: Iterable[str] | str) -> None:
         self._set_deleted(ids, False)
 
+    def remove(self, ids: Iterable[str] | str) -> int:
+        """Remove takes for good, now (a render whose project could not be saved takes its
+        new takes back, so none is left that nothing names); returns how many went."""
+        ids = [ids] if isinstance(ids, str) else list(ids)
+        if not ids:
+            return 0
+        return self._remove(f"id IN ({', '.join('?' * len(ids))})", tuple(ids))
+
     def purge_deleted(self) -> int:
         """Remove the soft-deleted takes for good (rows, then files); returns how many."""
         return self._remove("deleted = 1", ())

@@ -1,8 +1,10 @@
 """A project's mix from its lines' chosen takes, and its export: the mixed track, one stem
 per speaker, an SRT of what was rendered and the chapters as a cue sheet.
 
-Every file is written under a temporary name and renamed; a failure removes what this
-export wrote, so a failed export leaves no new file.
+Audio is streamed to disk in blocks (never a whole timeline per speaker in memory). Every
+file is written under a temporary name and renamed into place only when all of them are
+complete (:class:`studio.staged.Staged`); a failure removes the temporary files and the
+folders the export created, so a failed export leaves no new file.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from studio.engine.errors import UserError
 from studio.scripts.render import DEFAULT_LUFS, Rendered, chapters, mix_lines, srt_text
 
 MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
+WRITE_BLOCK = 1 << 18  # samples per write (1 MB of float32, 11 s at 24 kHz)
 
 
 def stem_files(folder: Path, speakers: list[str], suffix: str) -> dict[str, Path]:
@@ -75,39 +78,61 @@ def cue_sheet(script, rendered: Rendered, audio_name: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def stage_outputs(staged, script, rendered: Rendered, mix: Path, stems: dict[str, Path],
+                  srt: Path | None = None, cue: Path | None = None) -> list[Path]:
+    """Write the stems, the subtitles, the cue sheet and the mix under ``staged``'s
+    temporary names (missing folders made); they appear when it commits. Returns the
+    paths they will have."""
+    from studio.atomic import atomic_write
+
+    written: list[Path] = []
+    for speaker, path in stems.items():
+        staged.folder(Path(path).parent)
+        write_stream(staged.path(path), rendered, speaker)
+        written.append(Path(path))
+    texts = [(srt, lambda: srt_text(script, rendered)),
+             (cue, lambda: cue_sheet(script, rendered, Path(mix).name))]
+    for path, text in texts:
+        if path is not None:
+            with atomic_write(staged.path(path)) as handle:
+                handle.write(text().encode("utf-8"))
+            written.append(Path(path))
+    write_stream(staged.path(mix), rendered)
+    written.append(Path(mix))
+    return written
+
+
+def write_stream(path: Path, rendered: Rendered, speaker: str | None = None) -> None:
+    """The mix (or ``speaker``'s stem) written to ``path`` block by block."""
+    from studio.engine.audio import AudioFileWriter
+
+    with AudioFileWriter(path, rendered.sample_rate, sync=False) as writer:
+        for block in rendered.chunks(speaker, WRITE_BLOCK):
+            writer.write(block)
+
+
 def export_project(project, takes, mix: Path, *, stems: bool = True, srt: bool = True,
                    lufs: float = DEFAULT_LUFS) -> list[Path]:
     """Write the mix (and stems in "<mix name> stems/", an SRT and a cue sheet beside it)."""
-    from studio.atomic import atomic_write
-    from studio.engine.audio import write_audio_atomic
+    from studio.outputs import check_distinct
+    from studio.staged import Staged
 
     mix = Path(mix)
     if mix.suffix.lower() not in MIX_SUFFIXES:
         raise UserError(f"The mix must end in {', '.join(MIX_SUFFIXES)}; got {mix.name}.")
     if not mix.parent.is_dir():
         raise UserError(f"The folder {mix.parent} does not exist; choose another place.")
-    script, rendered, rate = project_mix(project, takes, lufs)
-    written: list[Path] = []
+    script, rendered, _rate = project_mix(project, takes, lufs)
     folder = mix.with_name(f"{mix.stem} stems")
-    made = stems and not folder.exists()
-    try:
-        if stems:
-            folder.mkdir(exist_ok=True)
-            for speaker, path in stem_files(folder, script.speakers, mix.suffix).items():
-                write_audio_atomic(path, rendered.stems[speaker], rate)
-                written.append(path)
-        if srt:
-            for path, text in ((mix.with_suffix(".srt"), srt_text(script, rendered)),
-                               (mix.with_suffix(".cue"), cue_sheet(script, rendered, mix.name))):
-                with atomic_write(path) as handle:
-                    handle.write(text.encode("utf-8"))
-                written.append(path)
-        write_audio_atomic(mix, rendered.mix, rate)
-        written.append(mix)
-    except BaseException:
-        for path in written:
-            path.unlink(missing_ok=True)
-        if made:
-            folder.rmdir()
-        raise
+    stem_paths = stem_files(folder, script.speakers, mix.suffix) if stems else {}
+    srt_path = mix.with_suffix(".srt") if srt else None
+    cue_path = mix.with_suffix(".cue") if srt else None
+    takes_used = [(takes.audio_path(line.take), "take of a line") for line in project.lines()
+                  if line.take is not None and takes is not None]
+    check_distinct([(project.path, "project"), *takes_used],
+                   [(mix, "mix"), *((p, f"stem of {s}") for s, p in stem_paths.items()),
+                    (srt_path, "subtitle file"), (cue_path, "cue sheet")])
+    with Staged() as staged:
+        written = stage_outputs(staged, script, rendered, mix, stem_paths, srt_path, cue_path)
+        staged.commit()
     return written

@@ -371,14 +371,22 @@ class Project:
 
         The take joins the line's takes for good (undo gives back the earlier choice but
         keeps the take listed: it is still in the take library)."""
-        old = self.line(line_id)
-        stamp = self._fingerprint(old) if take_id is not None else None
+        self.choose_takes({line_id: take_id})
+
+    def choose_takes(self, choices: dict[int, str | None]) -> None:
+        """:meth:`choose_take` for several lines as one edit: all are saved or none."""
+        do, undo = [], []
         sql = "UPDATE lines SET take = ?, rendered = ? WHERE id = ?"
-        listed = ([("INSERT OR IGNORE INTO line_takes (line, take, added) "
-                    "VALUES (?, ?, julianday('now'))", (line_id, take_id))]
-                  if take_id is not None else [])
-        self._edit([*listed, (sql, (take_id, stamp, line_id))],
-                   [(sql, (old.take, old.rendered, line_id))])
+        for line_id, take_id in choices.items():
+            old = self.line(line_id)
+            stamp = self._fingerprint(old) if take_id is not None else None
+            if take_id is not None:
+                do.append(("INSERT OR IGNORE INTO line_takes (line, take, added) "
+                           "VALUES (?, ?, julianday('now'))", (line_id, take_id)))
+            do.append((sql, (take_id, stamp, line_id)))
+            undo.append((sql, (old.take, old.rendered, line_id)))
+        if do:
+            self._edit(do, undo)
 
     def takes_of(self, line_id: int) -> list[str]:
         """Every take rendered for a line, oldest first."""

@@ -1,6 +1,12 @@
 """Rendering a script: its lines batched by voice, then placed one after another with
-their pauses into a mix, per-speaker stems of the mix's length, and the spans that an
-SRT of what was rendered needs.
+their pauses into a mix, per-speaker stems, and the spans that an SRT of what was rendered
+needs.
+
+The mix is never held whole: a :class:`Rendered` keeps each line's audio and its place,
+and streams the mix (or one speaker's stem) in blocks with the silence between lines
+made as it goes, so memory follows the speech, not speakers x timeline (a two-hour
+subtitle file of a few short lines costs what its lines cost). Loudness is measured by
+streaming the mix through a :class:`~studio.audio.loudness.LoudnessMeter`.
 
 Lines never overlap, so before loudness normalisation the stems sum to the mix exactly;
 the mix's one gain (to the loudness target, or less where that would clip) is applied to
@@ -21,6 +27,8 @@ DEFAULT_LUFS = -16.0
 PEAK_LIMIT = 10 ** (-0.1 / 20)  # -0.1 dBFS: the normalised mix never clips
 CUE_FRAME_S = 0.04  # one codec frame: a cue's line is rendered to within this
 CUE_RUSHED, CUE_DRAGGED = 1.6, 0.6  # natural-pace ratios past which a cue is warned about
+CHUNK = 1 << 16  # samples per streamed block of the mix (2.7 s at 24 kHz, 256 KB)
+MAX_MIX_HOURS = 24  # a longer timeline is a mistake in its times, and would fill a disk
 
 
 @dataclass(frozen=True)
@@ -36,19 +44,78 @@ class VoiceSpec:
 
 @dataclass
 class Rendered:
-    mix: np.ndarray  # (T,) float32
-    stems: dict[str, np.ndarray]  # speaker -> (T,) float32
+    clips: list[np.ndarray]  # each line's audio (T,) float32, before the gain
+    speakers: list[str]  # each line's speaker
     spans: list[tuple[int, int]]  # each line's [start, end) in samples
+    length: int  # the mix's length in samples
     seeds: list[int]
     sample_rate: int
-    gain_db: float
+    gain: float  # linear, applied to every line
     lufs: float | None  # the mix's loudness after normalisation
     warnings: list[str]
     fresh: dict[int, object] = field(default_factory=dict)  # line -> Rendering made now
 
     @property
     def seconds(self) -> float:
-        return self.mix.size / self.sample_rate
+        return self.length / self.sample_rate
+
+    @property
+    def gain_db(self) -> float:
+        return round(_db(self.gain), 2)
+
+    def chunks(self, speaker: str | None = None, size: int = CHUNK):
+        """The mix (or ``speaker``'s stem), gain applied, as float32 blocks of at most
+        ``size`` samples that together are its whole length."""
+        silence = np.zeros(min(size, max(self.length, 1)), np.float32)
+        for piece in _pieces(self, speaker, size, self.gain):
+            if isinstance(piece, int):
+                for start in range(0, piece, size):
+                    yield silence[:min(size, piece - start)]
+            else:
+                yield piece
+
+    @property
+    def mix(self) -> np.ndarray:
+        """The whole mix in memory: for playing a project and for tests; files stream
+        :meth:`chunks` instead."""
+        return self._whole(None)
+
+    def stem(self, speaker: str) -> np.ndarray:
+        """One speaker's whole stem in memory (see :attr:`mix`)."""
+        return self._whole(speaker)
+
+    def _whole(self, speaker: str | None) -> np.ndarray:
+        blocks = list(self.chunks(speaker))
+        return np.concatenate(blocks) if blocks else np.zeros(0, np.float32)
+
+
+def _pieces(rendered: Rendered, speaker: str | None, size: int, gain: float):
+    """The timeline in windows of ``size``: an array where a line sounds (lines placed
+    by adding, so even overlapping ones mix), the number of samples of a silent run."""
+    chosen = [n for n, who in enumerate(rendered.speakers) if speaker in (None, who)]
+    starts = np.array([rendered.spans[n][0] for n in chosen], np.int64)
+    ends = np.array([rendered.spans[n][1] for n in chosen], np.int64)
+    scale = np.float32(gain)
+    quiet = 0
+    for a in range(0, rendered.length, size):
+        b = min(a + size, rendered.length)
+        here = np.nonzero((starts < b) & (ends > a))[0]
+        if here.size == 0:
+            quiet += b - a
+            continue
+        if quiet:
+            yield quiet
+            quiet = 0
+        window = np.zeros(b - a, np.float32)
+        for i in here.tolist():
+            clip, start = rendered.clips[chosen[i]], int(starts[i])
+            lo, hi = max(a, start), min(b, start + clip.size)
+            window[lo - a:hi - a] += clip[lo - start:hi - start]
+        if gain != 1.0:
+            window *= scale
+        yield window
+    if quiet:
+        yield quiet
 
 
 def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options, *,
@@ -68,6 +135,7 @@ def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options,
     if missing:
         raise UserError(f"The voice map has no voice for {', '.join(missing)}; add "
                         f"{'them' if len(missing) > 1 else 'it'} to the map.")
+    check_timeline(script)
     warnings = list(script.warnings)
     # Script lines get their pauses from the mix, not the engine's padding; a line that
     # must fill a subtitle cue is one chunk rendered to the frame, untrimmed.
@@ -123,34 +191,55 @@ def _cue_fit(engine, n: int, line, voice: VoiceSpec, limit: float) -> list[str]:
     return out
 
 
+def check_timeline(script: Script, seconds: float | None = None) -> None:
+    """One sentence when the mix would be longer than a mix may be: ``seconds`` when known,
+    else the silence and cue spans the script asks for (its speech comes on top). The
+    audio is streamed, so the bound is for the disk and the time, not memory."""
+    if seconds is None:
+        seconds = script.lead + sum(line.pause_after + (line.duration or 0.0)
+                                    for line in script.lines)
+    if not seconds <= MAX_MIX_HOURS * 3600:  # NaN too
+        raise UserError(f"The script's timeline would be {seconds / 3600:,.0f} hours long; a "
+                        f"mix is at most {MAX_MIX_HOURS} hours, so check its times and pauses.")
+
+
 def mix_lines(script: Script, audio, seeds, sr: int, lufs: float = DEFAULT_LUFS,
               warnings: list | None = None) -> Rendered:
-    """The lines (one clip each, in order) placed with their pauses, the stems, the spans."""
+    """The lines (one clip each, in order) placed with their pauses, and the one gain that
+    brings the mix to ``lufs`` without clipping; the mix itself is streamed when asked."""
     warnings = [] if warnings is None else warnings
-    from studio.audio.loudness import loudness_lufs
-
+    clips = [np.asarray(clip, np.float32).reshape(-1) for clip in audio]
     spans, pos = [], round(script.lead * sr)
-    for line, clip in zip(script.lines, audio):
+    for line, clip in zip(script.lines, clips):
         spans.append((pos, pos + clip.size))
         pos += clip.size + round(line.pause_after * sr)
-    total = max(pos, spans[-1][1])
-    mix = np.zeros(total, np.float32)
-    stems = {speaker: np.zeros(total, np.float32) for speaker in script.speakers}
-    for line, clip, (start, end) in zip(script.lines, audio, spans):
-        mix[start:end] += clip
-        stems[line.speaker][start:end] += clip
-    measured = loudness_lufs(mix, sr)
+    length = max(pos, spans[-1][1]) if spans else max(pos, 0)
+    check_timeline(script, length / sr)
+    rendered = Rendered(clips, [line.speaker for line in script.lines], spans, length,
+                        list(seeds), sr, 1.0, None, warnings)
+    measured, peak = _measure(rendered, 1.0)
     gain = 1.0 if measured is None else 10 ** ((lufs - measured) / 20)
-    peak = float(np.abs(mix).max()) if mix.size else 0.0
     if peak * gain > PEAK_LIMIT:
         gain = PEAK_LIMIT / peak
         warnings.append(f"The mix was made {_db(gain):+.1f} dB louder, short of {lufs:g} LUFS, "
                         "so that its peaks do not clip.")
-    mix *= np.float32(gain)
-    for stem in stems.values():
-        stem *= np.float32(gain)
-    return Rendered(mix, stems, spans, seeds, sr, round(_db(gain), 2),
-                    loudness_lufs(mix, sr), warnings)
+    rendered.gain = gain
+    rendered.lufs = _measure(rendered, gain)[0] if gain != 1.0 else measured
+    return rendered
+
+
+def _measure(rendered: Rendered, gain: float) -> tuple[float | None, float]:
+    """The mix's loudness and peak at ``gain``, streamed."""
+    from studio.audio.loudness import LoudnessMeter
+
+    meter, peak = LoudnessMeter(rendered.sample_rate), 0.0
+    for piece in _pieces(rendered, None, CHUNK, gain):
+        if isinstance(piece, int):
+            meter.add_silence(piece)
+        else:
+            meter.add(piece)
+            peak = max(peak, float(np.abs(piece).max()))
+    return meter.lufs(), peak
 
 
 def _db(gain: float) -> float:

@@ -62,3 +62,29 @@ def test_match_gains_leaves_silent_takes_alone():
     assert match_gains(None, -20.0) == (1.0, 1.0)
     assert match_gains(-20.0, None) == (1.0, 1.0)
     assert match_gains(-20.0, -20.0) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("rate", [11025, 24000, 48000])
+def test_the_meter_fed_in_pieces_and_silences_reads_the_whole_signal(rate):
+    """A long mix is measured streamed: pieces of any length and runs of silence (some
+    shorter than the filter's ring) read what the whole signal in memory reads."""
+    from studio.audio.loudness import LoudnessMeter
+
+    rng = np.random.default_rng(rate)
+    parts = []
+    meter = LoudnessMeter(rate)
+    for n in range(12):
+        if n % 3 == 2:
+            silence = int(rng.integers(1, rate * 4))
+            meter.add_silence(silence)
+            parts.append(np.zeros(silence))
+        else:
+            clip = 0.2 * rng.standard_normal(int(rng.integers(1, rate * 2)))
+            meter.add(clip)
+            parts.append(clip)
+    whole = np.concatenate(parts)
+    assert meter.lufs() == pytest.approx(loudness_lufs(whole, rate), abs=1e-9)
+    short = LoudnessMeter(rate)
+    short.add(whole[:100])
+    assert short.lufs() == pytest.approx(loudness_lufs(whole[:100], rate), abs=1e-9)
+    assert LoudnessMeter(rate).lufs() is None

@@ -3,14 +3,18 @@ to the mix, cues filled to the frame, and an SRT of what was rendered."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import GenerationOptions
 from studio.engine.errors import UserError
 from studio.scripts.parse import parse_subtitles, parse_text
-from studio.scripts.render import CUE_FRAME_S, VoiceSpec, render_script, srt_text
+from studio.scripts.render import CUE_FRAME_S, VoiceSpec, mix_lines, render_script, srt_text
 
 FAST = GenerationOptions(decode=DecodeOptions(num_step=3))
 SR = 24000
@@ -56,10 +60,12 @@ def test_the_mix_is_the_lines_and_the_pauses_to_the_sample(dialogue):
 
 def test_the_stems_sum_to_the_mix_and_each_holds_only_its_speaker(dialogue):
     script, rendered = dialogue
-    total = sum(rendered.stems.values())
+    stems = {speaker: rendered.stem(speaker) for speaker in script.speakers}
+    assert all(stem.size == rendered.mix.size for stem in stems.values())
+    total = sum(stems.values())
     assert float(np.abs(total - rendered.mix).max()) < 1e-4
     for line, (start, end) in zip(script.lines, rendered.spans):
-        for speaker, stem in rendered.stems.items():
+        for speaker, stem in stems.items():
             assert stem[start:end].any() == (speaker == line.speaker)
 
 
@@ -121,10 +127,96 @@ def test_rendering_line_5_again_changes_only_its_span_in_the_mix_and_its_speaker
     assert abs(k - 1) < 0.05
     np.testing.assert_allclose(second.mix[outside], k * first.mix[outside], atol=1e-6)
     assert np.abs(second.mix[start:end] - k * first.mix[start:end]).max() > 1e-2
-    for speaker, stem in first.stems.items():
+    for speaker in script.speakers:
+        stem, again = first.stem(speaker), second.stem(speaker)
         if speaker == "Bob":
-            np.testing.assert_allclose(second.stems[speaker][outside], k * stem[outside],
-                                       atol=1e-6)
-            assert np.abs(second.stems[speaker][start:end] - k * stem[start:end]).max() > 1e-2
+            np.testing.assert_allclose(again[outside], k * stem[outside], atol=1e-6)
+            assert np.abs(again[start:end] - k * stem[start:end]).max() > 1e-2
         else:
-            np.testing.assert_allclose(second.stems[speaker], k * stem, atol=1e-6)
+            np.testing.assert_allclose(again, k * stem, atol=1e-6)
+
+
+def test_a_long_timeline_is_mixed_and_written_with_stems_in_bounded_memory(tmp_path):
+    """Ten speakers' lines over 20 minutes: one stem held whole would be 115 MB, and the
+    old mix held eleven such arrays; streamed, the mix, ten stems and the SRT are written
+    in a few blocks' worth of memory, and they match (a stem is its lines, the mix all)."""
+    import tracemalloc
+
+    import soundfile as sf
+
+    from studio.scripts.export import stage_outputs, stem_files
+    from studio.staged import Staged
+
+    script = parse_text("\n".join(f"S{n % 10}: Line {n}." for n in range(11)))
+    script.lines = [replace(line, pause_after=119.0) for line in script.lines]
+    script.lead = 2.0
+    rng = np.random.default_rng(0)
+    clips = [(0.1 * rng.standard_normal(SR)).astype(np.float32) for _ in script.lines]
+    stems = stem_files(tmp_path / "stems", script.speakers, ".flac")
+    tracemalloc.start()
+    try:
+        rendered = mix_lines(script, clips, list(range(11)), SR)
+        with Staged() as staged:
+            stage_outputs(staged, script, rendered, tmp_path / "mix.flac", stems,
+                          tmp_path / "mix.srt")
+            staged.commit()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert rendered.seconds > 20 * 60
+    assert peak < 24 * 2**20, f"{peak / 2**20:.0f} MB"
+    assert rendered.lufs == pytest.approx(-16.0, abs=0.1)
+    mix = sf.read(tmp_path / "mix.flac", dtype="int16")[0]
+    assert mix.size == rendered.length
+    for n, (start, end) in enumerate(rendered.spans):
+        stem = sf.read(stems[script.lines[n].speaker], dtype="int16", start=start - SR,
+                       stop=end + SR)[0]
+        np.testing.assert_array_equal(stem[SR:-SR], mix[start:end])
+        assert not stem[:SR].any() and not stem[-SR:].any()
+
+
+def test_a_timeline_longer_than_a_mix_may_be_is_one_sentence_before_any_render():
+    """Streaming keeps memory flat, so a mistaken cue time would instead fill the disk
+    with days of silence: the timeline is bounded before anything renders or is written."""
+    from studio.scripts.render import MAX_MIX_HOURS
+
+    far = parse_subtitles("1\n00:00:01,000 --> 00:00:02,000\nA: Hi.\n\n"
+                          f"2\n{MAX_MIX_HOURS + 1}:00:00,000 --> {MAX_MIX_HOURS + 1}:00:01,000\n"
+                          "A: Bye.\n")
+
+    class NoEngine:  # a render would be a failure of the check
+        def __getattr__(self, name):
+            raise AssertionError(f"the engine was used ({name})")
+
+    with pytest.raises(UserError, match=f"a mix is at most {MAX_MIX_HOURS} hours"):
+        render_script(NoEngine(), far, {"A": VoiceSpec(instruct="male")}, FAST)
+    with pytest.raises(UserError, match="hours long"):
+        mix_lines(far, [np.zeros(SR, np.float32)] * 2, [0, 0], SR)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(st.tuples(st.sampled_from("ABC"), st.integers(1, 3000),
+                                st.integers(0, 5000)), min_size=1, max_size=8),
+       lead=st.integers(0, 3000), size=st.integers(1, 4000))
+def test_the_streamed_mix_and_stems_are_the_lines_placed_in_a_whole_array(lines, lead, size):
+    """However lines, pauses and block sizes fall, the blocks streamed are exactly the
+    mix (and stems) that placing each line in one whole array gives."""
+    from studio.scripts.parse import Line, Script
+
+    rate = 8000
+    rng = np.random.default_rng(len(lines) * 7919 + lead)
+    script = Script([Line(who, "x", pause_after=pause / rate) for who, _n, pause in lines],
+                    lead=lead / rate)
+    clips = [(0.3 * rng.standard_normal(n)).astype(np.float32) for _who, n, _p in lines]
+    rendered = mix_lines(script, clips, [0] * len(lines), rate)
+    whole = np.zeros(rendered.length, np.float32)
+    stems = {who: np.zeros(rendered.length, np.float32) for who in script.speakers}
+    for (who, _n, _p), clip, (start, end) in zip(lines, clips, rendered.spans):
+        assert end - start == clip.size
+        whole[start:end] += clip
+        stems[who][start:end] += clip
+    gain = np.float32(rendered.gain)
+    for who, expected in [(None, whole), *stems.items()]:
+        blocks = list(rendered.chunks(who, size))
+        assert all(0 < block.size <= size for block in blocks)
+        np.testing.assert_array_equal(np.concatenate(blocks), expected * gain)

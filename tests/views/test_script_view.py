@@ -251,3 +251,18 @@ def test_an_export_that_cannot_be_written_says_so_and_leaves_nothing(qtbot, view
     view.exportButton.click()
     assert view.notice.text().startswith("The mix must end in .wav")
     assert not list(tmp_path.glob("show*"))
+
+
+def test_an_export_onto_a_take_it_mixes_is_refused_and_the_take_kept(qtbot, view, writer,
+                                                                      reader, tmp_path):
+    """Issue 26: the export's outputs may not be its inputs (here a link to a line's take,
+    which the atomic write would write through)."""
+    render_everything(qtbot, view, writer)
+    take = reader.audio_path(view.project.lines()[0].take)
+    kept = take.read_bytes()
+    (tmp_path / "show.flac").symlink_to(take)
+    view.exportEdit.setText(str(tmp_path / "show.flac"))
+    view.exportButton.click()
+    assert "is the take of a line" in view.notice.text()
+    assert take.read_bytes() == kept
+    assert not (tmp_path / "show stems").exists() and not (tmp_path / "show.srt").exists()
