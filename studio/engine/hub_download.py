@@ -1,0 +1,208 @@
+"""Downloading a model repo from the Hugging Face hub with byte progress, a cancel and resume.
+
+Qt-free and torch-free. The real ``huggingface_hub`` client finds the repo's commit and
+files (``HF_ENDPOINT``, tokens and proxies as it does for everything else) and its HTTP
+session fetches them, one after another, into a plain checkpoint folder. A file still
+arriving is ``name.part``: a dropped connection resumes it at once with a Range request,
+and a cancel, a quit or a crash leave it for the next download to resume. (The client's
+own ``hf_hub_download`` deletes a partial file on any error since huggingface_hub 1.x,
+so it cannot resume across a restart.) A cancel is a ``threading.Event`` checked
+before each chunk is written.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from studio.engine.errors import UserError
+
+log = logging.getLogger(__name__)
+
+NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+
+
+class DownloadCancelled(UserError):
+    """The user stopped the download; what arrived is kept and resumes next time."""
+
+
+@dataclass(frozen=True)
+class DownloadProgress:
+    done: int  # bytes on disk of the repo's files, resumed parts included
+    total: int | None  # the repo's size, once known
+    bytes_per_second: float | None  # over the last few seconds; None until measured
+
+    @property
+    def seconds_left(self) -> float | None:
+        if not self.total or not self.bytes_per_second:
+            return None
+        return max(0.0, (self.total - self.done) / self.bytes_per_second)
+
+
+class _Rate:
+    """Bytes per second over a sliding window, from (time, bytes) samples."""
+
+    def __init__(self, clock: Callable[[], float], window: float = 5.0):
+        self._clock = clock
+        self._window = window
+        self._samples: list[tuple[float, int]] = []
+
+    def add(self, received: int) -> float | None:
+        now = self._clock()
+        self._samples.append((now, received))
+        while len(self._samples) > 2 and now - self._samples[0][0] > self._window:
+            self._samples.pop(0)
+        first_time, first_bytes = self._samples[0]
+        if now - first_time < 0.2:
+            return None
+        return (received - first_bytes) / (now - first_time)
+
+
+def _sentence(repo: str, exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.errno in NO_ROOM:
+        return (f"There is no room left on the disk for {repo}; free some space and download "
+                "again: it resumes where it stopped.")
+    return (f"Cannot download {repo} from the Hugging Face hub; check your connection and "
+            "download again: it resumes where it stopped.")
+
+
+def download_repo(repo: str, target: Path, *,
+                  on_progress: Callable[[DownloadProgress], None] | None = None,
+                  cancel: threading.Event | None = None,
+                  clock: Callable[[], float] = time.monotonic, every: float = 0.1) -> Path:
+    """Fetch ``repo`` into the folder ``target`` and return it.
+
+    ``on_progress`` is called from this thread as bytes arrive (at most every ``every`` s);
+    ``cancel`` stops the download with :class:`DownloadCancelled`. Every other failure
+    is a :class:`UserError` of one sentence (no room on the disk, no connection)."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    cancel = cancel or threading.Event()
+    progress = _Progress(on_progress, cancel, clock, every, repo)
+    try:
+        api = HfApi()
+        commit = api.repo_info(repo).sha
+        files = [(f.path, f.size) for f in api.list_repo_tree(repo, recursive=True, revision=commit)
+                 if getattr(f, "size", None) is not None]
+        progress.total = sum(size for _name, size in files) or None
+        for name, size in files:
+            progress.finished += min(size, _on_disk(target, name))
+        progress.report(force=True)
+        for name, size in files:
+            _fetch(api, repo, commit, name, size, target, progress)
+        progress.report(force=True)
+        return target
+    except UserError:
+        raise
+    except (RepositoryNotFoundError, RevisionNotFoundError, GatedRepoError):
+        raise UserError(f"There is no model {repo} on the Hugging Face hub that this computer "
+                        "may download; check the model name in Settings.") from None
+    except (HfHubHTTPError, OSError) as exc:
+        log.info("download of %s failed: %r", repo, exc)
+        raise UserError(_sentence(repo, exc)) from None
+    except Exception as exc:  # the HTTP client's own errors and anything else
+        log.warning("download of %s failed", repo, exc_info=True)
+        raise UserError(_sentence(repo, exc)) from None
+
+
+PART = ".part"  # a file still arriving; the next download resumes it with a Range request
+RETRIES = 5  # a dropped connection resumes this many times before the download gives up
+
+
+def _on_disk(target: Path, name: str) -> int:
+    """Bytes of ``name`` already in ``target``: the whole file, or the part that arrived."""
+    for path in (target / name, target / (name + PART)):
+        if path.is_file():
+            return path.stat().st_size
+    return 0
+
+
+class _Progress:
+    def __init__(self, on_progress, cancel, clock, every: float, repo: str):
+        self._on_progress, self._cancel, self._clock, self._every = on_progress, cancel, clock, every
+        self._repo = repo
+        self._rate = _Rate(clock)
+        self._last = float("-inf")
+        self.total: int | None = None
+        self.finished = 0  # bytes on disk, the file arriving included
+
+    def add(self, count: int) -> None:
+        self.finished += count
+        self.report()
+
+    def report(self, force: bool = False) -> None:
+        if self._cancel.is_set():
+            raise DownloadCancelled(f"The download of {self._repo} was cancelled; what arrived "
+                                    "is kept and the next download resumes from there.")
+        now = self._clock()
+        if self._on_progress is None or (not force and now - self._last < self._every):
+            return
+        self._last = now
+        self._on_progress(DownloadProgress(self.finished, self.total, self._rate.add(self.finished)))
+
+
+def _fetch(api, repo: str, commit: str, name: str, size: int, target: Path,
+           progress: _Progress) -> None:
+    """One file into ``target``, resumed from its ``.part``; renamed when whole."""
+    from huggingface_hub import constants, hf_hub_url
+    from huggingface_hub.errors import HfHubHTTPError
+    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+    final = target / name
+    if final.is_file() and final.stat().st_size == size:
+        return
+    part = target / (name + PART)
+    part.parent.mkdir(parents=True, exist_ok=True)
+    url = hf_hub_url(repo, name, revision=commit)
+    tries = RETRIES
+    while True:
+        have = part.stat().st_size if part.is_file() else 0
+        if have >= size:
+            break
+        headers = build_hf_headers()
+        if have:
+            headers["Range"] = f"bytes={have}-"
+        try:
+            with get_session().stream("GET", url, headers=headers, follow_redirects=True,
+                                      timeout=constants.HF_HUB_DOWNLOAD_TIMEOUT) as response:
+                hf_raise_for_status(response)
+                mode = "ab"
+                if have and response.status_code == 200:  # the server ignored the Range
+                    progress.finished -= have
+                    mode = "wb"
+                with part.open(mode) as out:
+                    for chunk in response.iter_bytes(constants.DOWNLOAD_CHUNK_SIZE):
+                        progress.report()  # a cancel stops before the next chunk is written
+                        out.write(chunk)
+                        progress.add(len(chunk))
+        except (UserError, HfHubHTTPError):
+            raise
+        except OSError as exc:
+            if exc.errno in NO_ROOM:
+                raise
+            tries = _retry(tries, name, exc)
+        except Exception as exc:  # a dropped or timed-out connection: resume from what arrived
+            tries = _retry(tries, name, exc)
+    if part.stat().st_size != size:
+        part.unlink()  # longer than the file: not this file; the next try starts over
+        raise UserError(f"The download of {repo} gave a damaged {name}; download again.")
+    part.replace(final)
+
+
+def _retry(tries: int, name: str, exc: Exception) -> int:
+    if tries <= 0:
+        raise exc
+    log.info("the connection dropped while downloading %s (%r); resuming", name, exc)
+    time.sleep(0.5)
+    return tries - 1

@@ -1,0 +1,33 @@
+"""The one model state: its words, when Generate may run, when the setup card shows."""
+
+from studio.model_state import ModelState, ModelStatus, Phase
+
+
+def test_the_words_are_the_same_everywhere():
+    assert ModelState(Phase.NOT_DOWNLOADED, "k2-fsa/OmniVoice").label == "Not downloaded"
+    assert ModelState(Phase.DOWNLOADING, percent=34).label == "Downloading 34 %"
+    assert ModelState(Phase.LOADING).label == "Loading"
+    assert ModelState(Phase.READY, "/m/OmniVoice").label == "Ready"
+    assert ModelState(Phase.FAILED, detail="The folder is empty.").label == \
+        "Failed: The folder is empty."
+    assert ModelState(Phase.SERVER, "http://gpu-box:8000/").label == "Server: gpu-box:8000"
+
+
+def test_only_ready_or_a_server_can_generate_and_the_rest_say_why():
+    for phase in Phase:
+        state = ModelState(phase)
+        assert state.can_generate == (phase in (Phase.READY, Phase.SERVER))
+        assert bool(state.generate_reason()) != state.can_generate
+
+
+def test_the_owner_reports_each_change_once_and_a_download_never_hides_a_model():
+    seen = []
+    status = ModelStatus(seen.append)
+    status.not_downloaded("k2-fsa/OmniVoice")
+    status.downloading("k2-fsa/OmniVoice", 34, 100)
+    status.downloading("k2-fsa/OmniVoice", 34, 100)  # no change: not reported again
+    status.loading("/m/OmniVoice")
+    status.downloading("k2-fsa/OmniVoice", 50, 100)  # a model is loading: it stays Loading
+    status.ready("/m/OmniVoice", "cpu · fp32")
+    assert [s.label for s in seen] == ["Not downloaded", "Downloading 34 %", "Loading", "Ready"]
+    assert seen[0].needs_setup and seen[1].needs_setup and not seen[-1].needs_setup
