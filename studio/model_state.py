@@ -68,39 +68,49 @@ def server_host(url: str) -> str:
 
 
 class ModelStatus:
-    """The owner of the current :class:`ModelState`; ``on_change(state)`` after each change.
+    """The owner of the model state; ``on_change(state)`` after each change it shows.
 
-    A download's progress never hides a loaded model: while one is READY, the studio
-    keeps working with it, so only states without a model show the download.
+    It keeps the local model's state even while renders go to a speech server, so
+    switching back to This computer shows what is true here at once. A download's
+    progress never hides a model that is loading or loaded.
     """
 
     def __init__(self, on_change: Callable[[ModelState], None] | None = None):
         self._on_change = on_change
-        self.state = ModelState(Phase.LOADING)
+        self.local = ModelState(Phase.LOADING)
+        self.server_url: str | None = None
 
-    def _set(self, state: ModelState) -> None:
-        if state != self.state:
-            self.state = state
-            if self._on_change is not None:
-                self._on_change(state)
+    @property
+    def state(self) -> ModelState:
+        return ModelState(Phase.SERVER, self.server_url) if self.server_url else self.local
+
+    def _change(self, local: ModelState | None = None, server: str | None | bool = False) -> None:
+        before = self.state
+        if local is not None:
+            self.local = local
+        if server is not False:
+            self.server_url = server or None
+        if self.state != before and self._on_change is not None:
+            self._on_change(self.state)
+
+    def use_server(self, url: str | None) -> None:
+        """Renders go to the server at ``url``; None: this computer renders again."""
+        self._change(server=url)
 
     def loading(self, source: str) -> None:
-        self._set(ModelState(Phase.LOADING, source))
+        self._change(ModelState(Phase.LOADING, source))
 
     def ready(self, source: str, where: str = "") -> None:
-        self._set(ModelState(Phase.READY, source, where))
+        self._change(ModelState(Phase.READY, source, where))
 
     def not_downloaded(self, source: str) -> None:
-        self._set(ModelState(Phase.NOT_DOWNLOADED, source))
+        self._change(ModelState(Phase.NOT_DOWNLOADED, source))
 
     def failed(self, source: str, sentence: str) -> None:
-        self._set(ModelState(Phase.FAILED, source, sentence))
-
-    def server(self, url: str) -> None:
-        self._set(ModelState(Phase.SERVER, url))
+        self._change(ModelState(Phase.FAILED, source, sentence))
 
     def downloading(self, source: str, done: int, total: int | None) -> None:
-        if self.state.phase in (Phase.READY, Phase.SERVER, Phase.LOADING):
+        if self.local.phase in (Phase.READY, Phase.LOADING):
             return
         percent = None if not total else max(0, min(100, int(100 * done / total)))
-        self._set(ModelState(Phase.DOWNLOADING, source, percent=percent))
+        self._change(ModelState(Phase.DOWNLOADING, source, percent=percent))

@@ -31,3 +31,15 @@ def test_the_owner_reports_each_change_once_and_a_download_never_hides_a_model()
     status.ready("/m/OmniVoice", "cpu · fp32")
     assert [s.label for s in seen] == ["Not downloaded", "Downloading 34 %", "Loading", "Ready"]
     assert seen[0].needs_setup and seen[1].needs_setup and not seen[-1].needs_setup
+
+
+def test_a_server_shows_while_it_is_used_and_the_local_state_comes_back_after():
+    seen = []
+    status = ModelStatus(seen.append)
+    status.failed("/m/x", "The model folder /m/x does not exist.")
+    status.use_server("http://gpu-box:8000")
+    status.ready("/m/x")  # loaded here meanwhile (for transcription): the server still shows
+    assert status.state.label == "Server: gpu-box:8000" and status.state.can_generate
+    status.use_server(None)
+    assert [s.label for s in seen] == ["Failed: The model folder /m/x does not exist.",
+                                       "Server: gpu-box:8000", "Ready"]

@@ -24,6 +24,16 @@ from studio.engine.errors import UserError
 
 log = logging.getLogger(__name__)
 
+DEFAULT_REPO = "k2-fsa/OmniVoice"
+DOWNLOAD_SIZE = "about 3 GB"  # k2-fsa/OmniVoice: the weights, tokenizer and codec together
+LICENSE_NOTICE = (
+    "The OmniVoice weights (k2-fsa/OmniVoice) are released under CC BY-NC 4.0: "
+    "non-commercial use only, with attribution.\n"
+    "The bundled audio codec (HiggsAudioV2 tokenizer, by Boson AI) is under its own "
+    "Boson Higgs Audio community license.\n"
+    "Read both on the model page before you use the audio you make."
+)
+
 NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
 
 
@@ -99,9 +109,11 @@ def download_repo(repo: str, target: Path, *,
         for name, size in files:
             progress.finished += min(size, _on_disk(target, name))
         progress.report(force=True)
+        (target / COMPLETE).unlink(missing_ok=True)
         for name, size in files:
             _fetch(api, repo, commit, name, size, target, progress)
         progress.report(force=True)
+        (target / COMPLETE).write_text(commit or "", encoding="utf-8")
         return target
     except UserError:
         raise
@@ -117,6 +129,20 @@ def download_repo(repo: str, target: Path, *,
 
 
 PART = ".part"  # a file still arriving; the next download resumes it with a Range request
+COMPLETE = ".download-complete"  # written last: every file of the repo arrived whole
+
+
+def download_folder(repo: str) -> Path:
+    """Where the studio downloads ``repo``: a plain checkpoint folder in the data folder."""
+    from studio.paths import data_dir
+
+    return data_dir() / "models" / repo.replace("/", "--")
+
+
+def downloaded_folder(repo: str) -> Path | None:
+    """The download of ``repo`` when it is whole (no file still arriving), else None."""
+    folder = download_folder(repo)
+    return folder if (folder / COMPLETE).is_file() else None
 RETRIES = 5  # a dropped connection resumes this many times before the download gives up
 
 

@@ -27,12 +27,14 @@ from PySide6.QtWidgets import (
 
 from studio import __version__
 from studio.engine.errors import UserError
+from studio.model_state import ModelState, ModelStatus, Phase
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
 from studio.views.help_menu import install_help_menu
 from studio.views.script_view import ScriptView
 from studio.views.settings_view import SettingsView
+from studio.views.setup_card import SetupCard
 from studio.views.status_bar import StatusBar
 from studio.views.takes_panel import TakesPanel
 from studio.views.voices_view import VoicesView
@@ -111,7 +113,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings, controller, player=None, *,
                  model_override: str | None = None, audio_status=None, recorder=None,
-                 accel_probe=None, parent: QWidget | None = None):
+                 accel_probe=None, downloader=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle("OmniVoice Desktop")
@@ -134,13 +136,17 @@ class MainWindow(QMainWindow):
         self.designView = DesignView(player, recorder=recorder, audio_status=audio_status)
         self.voicesView = VoicesView(player)
         session = {"model/source": ("--model", model_override)} if model_override else None
+        more = {"downloader": downloader} if downloader is not None else {}
         self.settingsView = SettingsView(settings, audio_status=audio_status,
-                                         session_overrides=session, probe=accel_probe)
+                                         session_overrides=session, probe=accel_probe, **more)
         self.takesPanel = TakesPanel(player, controller=controller, audio_status=audio_status)
         self.scriptView = ScriptView(player if self._can_play else None,
                                      takes=self.takesPanel.library)
         self.statusBarWidget = StatusBar()
         self.setStatusBar(self.statusBarWidget)
+        self.setupCard = SetupCard()  # in place of the rendering pages while there is no model
+        self._model_info: ModelInfo | None = None
+        self.modelStatus = ModelStatus(self._show_model_state)  # the one model state
         self._build()
         self._wire()
         self.helpMenu = install_help_menu(self)  # Help: log, data folder, self-test, About
@@ -172,7 +178,8 @@ class MainWindow(QMainWindow):
             item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{VIEW_TITLES[name]} view")
             self.sidebar.addItem(item)
             self.stack.addWidget(view)
-        self.sidebar.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.stack.addWidget(self.setupCard)
+        self.sidebar.currentRowChanged.connect(self._show_page)
         panel = QFrame()
         panel.setObjectName("sidebarPanel")
         panel.setFixedWidth(SIDEBAR_WIDTH)
@@ -231,6 +238,17 @@ class MainWindow(QMainWindow):
         worker.model_loading.connect(self._model_loading)
         worker.model_loaded.connect(self._model_loaded)
         worker.model_failed.connect(self._model_failed)
+        worker.model_missing.connect(self._model_missing)
+        worker.folder_checked.connect(self._folder_checked)
+        card = self.setupCard
+        card.download_requested.connect(self._download_model)
+        card.cancel_requested.connect(self.settingsView.download.cancel)
+        card.folder_chosen.connect(self._check_folder)
+        card.server_requested.connect(self._show_backend_settings)
+        download = self.settingsView.download
+        download.progress.connect(self._download_progress)
+        download.failed.connect(self._download_stopped)
+        download.cancelled.connect(self._download_stopped)
         worker.progress.connect(self._progress)
         worker.chunk_ready.connect(self._chunk_ready)
         worker.finished.connect(self._finished)
@@ -274,18 +292,90 @@ class MainWindow(QMainWindow):
         self.sidebar.setCurrentRow(VIEWS.index(name))
 
     def current_view(self) -> str:
-        return VIEWS[max(0, self.stack.currentIndex())]
+        return VIEWS[max(0, self.sidebar.currentRow())]
+
+    @Slot(int)
+    def _show_page(self, row: int) -> None:
+        """The page of the sidebar's row, or the setup card for a page that renders while
+        there is no model to render with."""
+        needs_card = (VIEWS[max(0, row)] in ("clone", "design", "script")
+                      and self.modelStatus.state.needs_setup)
+        if needs_card:
+            self.stack.setCurrentWidget(self.setupCard)
+        else:
+            self.stack.setCurrentIndex(max(0, row))
+
+    # ------------------------------------------------------------------ model state
+    def _show_model_state(self, state: ModelState) -> None:
+        """Every widget that shows the model state, from the one ModelStatus."""
+        self.statusBarWidget.set_model_state(state, self._model_info)
+        for view in (self.cloneView, self.designView):
+            view.form.set_model_state(state.label, state.generate_reason())
+        self.setupCard.set_state(state)
+        self._show_page(self.sidebar.currentRow())
+
+    def _model_source(self) -> str:
+        return str(self._model_override or self._settings.value("model/source"))
+
+    @Slot()
+    def _download_model(self) -> None:
+        from studio.engine.hub_download import DEFAULT_REPO
+        from studio.views.model_download import looks_like_repo
+
+        source = self._model_source()
+        repo = source if looks_like_repo(source) else DEFAULT_REPO
+        if not self.settingsView.start_download(repo, confirmed=True):  # the card shows both licenses
+            self.setupCard.show_problem("A download is already running (Settings → Model).")
+            return
+        self.modelStatus.downloading(repo, 0, None)
+
+    @Slot(str, object)
+    def _download_progress(self, repo: str, progress) -> None:
+        self.modelStatus.downloading(repo, progress.done, progress.total)
+        self.setupCard.set_progress(progress)
+
+    @Slot(str, str)
+    def _download_stopped(self, repo: str, sentence: str) -> None:
+        """Failed or cancelled: not downloaded (yet); the card says what happened."""
+        if self.modelStatus.local.phase is Phase.DOWNLOADING:
+            self.modelStatus.not_downloaded(repo)
+        self.setupCard.show_problem(sentence, error="cancelled" not in sentence)
+
+    @Slot(str)
+    def _check_folder(self, folder: str) -> None:
+        self.setupCard.set_checking(True)
+        self._controller.check_folder(folder)
+
+    @Slot(str, str)
+    def _folder_checked(self, folder: str, sentence: str) -> None:
+        """A chosen folder passed the load's checks: it becomes the model and loads."""
+        self.setupCard.set_checking(False)
+        if sentence:
+            self.setupCard.show_problem(sentence)
+            return
+        self.setupCard.clear_problem()
+        if self._model_override is not None or self._settings.override("model/source"):
+            self._model_override = folder  # set for this session (--model or OMNIVOICE_MODEL)
+        else:
+            self._settings.set_value("model/source", folder)  # saved; Settings shows it
+        self.load_model()
+
+    def _show_backend_settings(self) -> None:
+        self.show_view("settings")
+        self.settingsView.show_backend()
 
     # ------------------------------------------------------------------ intents -> controller
     def load_model(self) -> None:
         """Load (or reload) the model the settings describe, on the worker thread; while
         Generate renders on a speech server, only when a job needs it there."""
         request = load_request(self._settings, self._model_override)
-        if backend_config(self._settings) is not None:
-            self.statusBarWidget.set_model_deferred(request.source)
+        self._model_info = None
+        self.modelStatus.loading(request.source)  # deferred: it loads when switched back here
+        config = backend_config(self._settings)
+        self.modelStatus.use_server(config.url if config is not None else None)
+        if config is not None:
             self._controller.defer_model(request)
             return
-        self.statusBarWidget.set_model_loading(f"Loading {request.source} …")
         self._controller.load_model(request)
 
     def _render(self, view, request: RenderRequest) -> None:
@@ -425,7 +515,15 @@ class MainWindow(QMainWindow):
         elif key.startswith("backend/"):
             config = backend_config(self._settings)
             self._controller.set_backend(config)
-            self.statusBarWidget.set_backend(config.url if config else None)
+            url = config.url if config else None
+            if url != self.modelStatus.server_url:
+                # A server's error said on a form no longer applies once renders go elsewhere.
+                for view in (self.cloneView, self.designView):
+                    if view.form.message.is_error():
+                        view.form.clear_message()
+                if self.statusBarWidget.is_error():
+                    self.statusBarWidget.show_message("")
+            self.modelStatus.use_server(url)
 
     def show_notice(self, sentence: str) -> None:
         """An error sentence for the start of the session (the last one crashed, an
@@ -445,18 +543,29 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ worker -> views
     @Slot(str)
     def _model_loading(self, stage: str) -> None:
-        self.statusBarWidget.set_model_loading(stage)
+        self._model_info = None
+        self.modelStatus.loading(self._model_source())
 
     @Slot(object)
     def _model_loaded(self, info: ModelInfo) -> None:
-        self.statusBarWidget.set_model_loaded(info)
-        if not self._notices:
+        self._model_info = info
+        self.modelStatus.ready(info.source, f"{info.device} · {info.precision}")
+        self.statusBarWidget.set_model_state(self.modelStatus.state, info)
+        if not self._notices and self.modelStatus.server_url is None:
             self.statusBarWidget.show_message(f"Model ready on {info.device} ({info.precision}).")
         self._notices = []  # shown past the first load; the next message replaces them
 
     @Slot(str)
     def _model_failed(self, reason: str) -> None:
-        self.statusBarWidget.set_model_failed(reason)
+        self._model_info = None
+        self.modelStatus.failed(self._model_source(), reason)
+        if self.modelStatus.server_url is not None:  # rendering on a server: said, not shown
+            self.statusBarWidget.show_error(reason)
+
+    @Slot(str)
+    def _model_missing(self, source: str) -> None:
+        self._model_info = None
+        self.modelStatus.not_downloaded(source)
 
     @Slot(object)
     def _accel_availability(self, availability: dict) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from studio.engine.errors import UserError
+from studio.engine.errors import ModelNotDownloaded, UserError
 from studio.worker.jobs import (
     AccelState,
     LineDone,
@@ -60,6 +60,8 @@ class InferenceWorker(QObject):
     model_loading = Signal(str)  # a stage, for the status bar
     model_loaded = Signal(object)  # ModelInfo
     model_failed = Signal(str)
+    model_missing = Signal(str)  # the model setting (a repo id) has no copy here: offer the download
+    folder_checked = Signal(str, str)  # folder, "" when it holds a checkpoint, else the sentence
     progress = Signal(int, int, int, int, int)  # job, step, steps, chunk, chunks
     # job, studio.engine.stream.StreamChunk: the first take's audio as each chunk is decoded
     # (a render the accelerator had to start again begins again at chunk 0)
@@ -130,6 +132,22 @@ class InferenceWorker(QObject):
         self._deferred = request
         self._send_availability()  # Settings' acceleration list is filled in either way
 
+    @Slot(str)
+    def check_folder(self, folder: str) -> None:
+        """Whether ``folder`` holds an OmniVoice checkpoint, by the checks every load runs
+        first (config, tokenizer, codec, weights present); answers ``folder_checked``."""
+        try:
+            from studio.engine.checkpoint import inspect_checkpoint
+
+            inspect_checkpoint(folder)
+        except UserError as exc:
+            self.folder_checked.emit(folder, str(exc))
+        except Exception:
+            log.exception("checking the model folder %s failed", folder)
+            self.folder_checked.emit(folder, INTERNAL_ERROR)
+        else:
+            self.folder_checked.emit(folder, "")
+
     def _need_model(self) -> None:
         """Load the put-off model now, for a job that needs it here."""
         if self.engine is None and self._deferred is not None:
@@ -160,6 +178,9 @@ class InferenceWorker(QObject):
 
             load = self._load_engine or Engine.load
             engine = load(request.source, device=request.device, precision=request.precision)
+        except ModelNotDownloaded:
+            self.model_missing.emit(request.source)
+            return
         except UserError as exc:
             self.model_failed.emit(str(exc))
             return

@@ -36,6 +36,8 @@ class FakeWorker(QObject):
     model_loading = Signal(str)
     model_loaded = Signal(object)
     model_failed = Signal(str)
+    model_missing = Signal(str)
+    folder_checked = Signal(str, str)
     progress = Signal(int, int, int, int, int)
     chunk_ready = Signal(int, object)
     line_rendered = Signal(int, object)
@@ -75,6 +77,9 @@ class FakeController(QObject):
 
     def load_model(self, request) -> None:
         self.calls.append(("load_model", request))
+
+    def check_folder(self, folder: str) -> None:
+        self.calls.append(("check_folder", folder))
 
     def render(self, request) -> int:
         job = next(self._ids)

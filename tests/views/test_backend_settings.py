@@ -17,6 +17,7 @@ from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, make_settings
 from studio.settings import Settings
 from studio.views.main_window import MainWindow
 from studio.views.settings_view import SettingsView
+from studio.worker.jobs import ModelInfo
 from studio.worker.remote import BackendConfig
 
 OUT = Path(__file__).resolve().parents[2] / "out" / "views"
@@ -125,15 +126,23 @@ def test_the_window_hands_the_worker_its_backend(qtbot, settings):
     controller = FakeController()
     window = MainWindow(settings, controller, audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
     qtbot.addWidget(window)
+    model = window.statusBarWidget.modelLabel
     assert ("set_backend", None) in controller.calls
-    assert not window.statusBarWidget.backendLabel.isVisibleTo(window)
+    controller.worker.model_loaded.emit(ModelInfo("/m/ck_tiny", "cpu", "fp32", 24000))
+    assert model.text() == "Ready: ck_tiny"
     settings.set_value("backend/url", "http://gpu-box:8000")
     settings.set_value("backend/api_key", "sesame")
     settings.set_value("backend/kind", "remote")
     assert controller.calls[-1] == ("set_backend",
                                     BackendConfig("http://gpu-box:8000", "sesame", None))
-    assert window.statusBarWidget.backendLabel.text() == "Remote: gpu-box:8000"
-    assert window.statusBarWidget.backendLabel.isVisibleTo(window)
+    # Renders go to the server: never "Ready: ck_tiny", whatever is loaded here.
+    assert model.text() == "Server: gpu-box:8000"
+    window.cloneView.form.show_message("The speech server at http://gpu-box:8000 cannot be "
+                                       "reached; check that it runs.")
+    window.statusBarWidget.show_error("The speech server at http://gpu-box:8000 cannot be reached.")
     settings.set_value("backend/kind", "local")
     assert controller.calls[-1] == ("set_backend", None)
-    assert not window.statusBarWidget.backendLabel.isVisibleTo(window)
+    assert model.text() == "Ready: ck_tiny"  # the local model, as it was
+    # The server's error stays nowhere once renders run on this computer.
+    assert not window.cloneView.form.message_text()
+    assert not window.statusBarWidget.is_error()

@@ -166,6 +166,7 @@ def test_model_and_accel_signals_reach_the_status_bar(window, controller):
     assert bar.badge_state() == "fell back" and "package not installed" in badge.text()
     controller.worker.model_failed.emit("The model folder /nope does not exist.")
     assert bar.model_state() == "failed" and bar.is_error()
+    assert bar.modelLabel.text() == "Failed" and "/nope" in bar.modelLabel.toolTip()
 
 
 def test_accel_availability_comes_from_the_worker_not_the_gui_thread(qtbot, settings,
