@@ -103,8 +103,9 @@ def download_repo(repo: str, target: Path, *,
     try:
         api = HfApi()
         commit = api.repo_info(repo).sha
-        files = [(f.path, f.size) for f in api.list_repo_tree(repo, recursive=True, revision=commit)
-                 if getattr(f, "size", None) is not None]
+        files = _wanted([(f.path, f.size) for f in api.list_repo_tree(repo, recursive=True,
+                                                                       revision=commit)
+                         if getattr(f, "size", None) is not None])
         progress.total = sum(size for _name, size in files) or None
         for name, size in files:
             progress.finished += min(size, _on_disk(target, name))
@@ -144,6 +145,21 @@ def downloaded_folder(repo: str) -> Path | None:
     folder = download_folder(repo)
     return folder if (folder / COMPLETE).is_file() else None
 RETRIES = 5  # a dropped connection resumes this many times before the download gives up
+
+
+# Other frameworks' copies of the same weights, which the studio never reads.
+SKIPPED = ("*.msgpack", "*.h5", "*.onnx", "*.onnx_data", "*.ot", "*.tflite", "*.mlmodel",
+           "flax_model*", "tf_model*", "rust_model*", "onnx/*", "coreml/*")
+
+
+def _wanted(files: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The repo's files the studio loads: PyTorch .bin weights only without safetensors."""
+    from fnmatch import fnmatch
+
+    kept = [(n, s) for n, s in files if not any(fnmatch(n, p) for p in SKIPPED)]
+    if any(n.endswith(".safetensors") for n, _s in kept):
+        kept = [(n, s) for n, s in kept if not fnmatch(n.rsplit("/", 1)[-1], "pytorch_model*.bin")]
+    return kept
 
 
 def _on_disk(target: Path, name: str) -> int:

@@ -29,6 +29,7 @@ from studio import __version__
 from studio.engine.errors import UserError
 from studio.model_state import ModelState, ModelStatus, Phase
 from studio.settings import Settings
+from studio.views.asr_download import AsrDownload
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
 from studio.views.help_menu import install_help_menu
@@ -113,7 +114,8 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings, controller, player=None, *,
                  model_override: str | None = None, audio_status=None, recorder=None,
-                 accel_probe=None, downloader=None, parent: QWidget | None = None):
+                 accel_probe=None, downloader=None, asr_downloader=None, asr_on_disk=None,
+                 parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle("OmniVoice Desktop")
@@ -147,6 +149,9 @@ class MainWindow(QMainWindow):
         self.setupCard = SetupCard()  # in place of the rendering pages while there is no model
         self._model_info: ModelInfo | None = None
         self.modelStatus = ModelStatus(self._show_model_state)  # the one model state
+        asr = {k: v for k, v in (("downloader", asr_downloader), ("on_disk", asr_on_disk)) if v}
+        self.asrDownload = AsrDownload(self, lambda: self._settings.value("asr/model"), **asr)
+        self._asr_view = None  # the view whose transcription waits on the ASR download
         self._build()
         self._wire()
         self.helpMenu = install_help_menu(self)  # Help: log, data folder, self-test, About
@@ -245,6 +250,8 @@ class MainWindow(QMainWindow):
         card.cancel_requested.connect(self.settingsView.download.cancel)
         card.folder_chosen.connect(self._check_folder)
         card.server_requested.connect(self._show_backend_settings)
+        self.asrDownload.typed_instead.connect(self._type_transcript)
+        self.asrDownload.failed.connect(self._asr_download_failed)
         download = self.settingsView.download
         download.progress.connect(self._download_progress)
         download.failed.connect(self._download_stopped)
@@ -379,6 +386,10 @@ class MainWindow(QMainWindow):
         self._controller.load_model(request)
 
     def _render(self, view, request: RenderRequest) -> None:
+        if (request.reference is not None and not (request.ref_text or "").strip()
+                and request.voice_id is None and self.modelStatus.server_url is None
+                and not self._asr_ready(view, lambda: self._render(view, request))):
+            return  # an empty transcript is transcribed first: asked before a download
         if self._can_play and self._settings.value("audio/play_while_rendering"):
             request = dataclasses.replace(request, stream=True)
         job = self._controller.render(request)
@@ -442,7 +453,29 @@ class MainWindow(QMainWindow):
             if owner is view:
                 self._controller.cancel(job)
 
+    def _asr_ready(self, view, then) -> bool:
+        if self.asrDownload.ready_or_ask(then):
+            return True
+        self._asr_view = view
+        view.reference.set_transcribing(False)
+        return False
+
+    @Slot()
+    def _type_transcript(self) -> None:
+        view = self._asr_view or self.cloneView
+        view.reference.show_message("Type what the clip says here; nothing was downloaded.",
+                                    error=False)
+        view.reference.refTextEdit.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    @Slot(str)
+    def _asr_download_failed(self, sentence: str) -> None:
+        view = self._asr_view or self.cloneView
+        view.reference.show_message(sentence, error="cancelled" not in sentence)
+        self.statusBarWidget.show_message(sentence)
+
     def _transcribe(self, view, path) -> None:
+        if not self._asr_ready(view, lambda: view.reference.transcribeButton.click()):
+            return
         job = self._controller.transcribe(path)
         self._transcriptions[job] = (view, path)
         self.statusBarWidget.show_message(f"Transcribing {path.name} …")

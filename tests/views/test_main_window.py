@@ -27,6 +27,7 @@ from studio.worker.jobs import AccelState, LoadRequest, ModelInfo
 
 
 def make_window(qtbot, settings: Settings, controller=None, player=None, **kwargs) -> MainWindow:
+    kwargs.setdefault("asr_on_disk", lambda model: model)  # Whisper is here (test_asr_download.py)
     window = MainWindow(settings, controller or FakeController(), player or FakePlayer(),
                         audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY, **kwargs)
     qtbot.addWidget(window)
