@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -40,6 +41,7 @@ CARD_STYLE = """
 QFrame#setupPanel { background: palette(base); border: 1px solid palette(mid);
                     border-radius: 10px; }
 """
+FAILED_STYLE = "QLabel { color: #b71c1c; }"
 HEADLINES = {
     Phase.NOT_DOWNLOADED: "Set up the voice model",
     Phase.DOWNLOADING: "Downloading the voice model",
@@ -72,6 +74,7 @@ class SetupCard(QScrollArea):
         self.headline = heading_label(HEADLINES[Phase.NOT_DOWNLOADED], size_delta=5)
         self.headline.setObjectName("setupHeadline")
         self.headline.setWordWrap(True)
+        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
         self.stateLabel = QLabel()
         self.stateLabel.setObjectName("setupState")
         self.stateLabel.setAccessibleName("Model state")
@@ -97,10 +100,12 @@ class SetupCard(QScrollArea):
         self.progressBar.setAccessibleName("Download progress")
         self.progressBar.setTextVisible(True)
         self.progressBar.setMinimumHeight(24)
+        self.downloadButton.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
         download_row = QHBoxLayout()
         download_row.addWidget(self.downloadButton)
         download_row.addWidget(self.progressBar, 1)
         download_row.addWidget(self.cancelButton)
+        download_row.addStretch(0)
 
         self.chooseFolderButton = QPushButton("Choose a folder…")
         self.chooseFolderButton.setObjectName("setupChooseFolderButton")
@@ -133,10 +138,16 @@ class SetupCard(QScrollArea):
         column.addLayout(other_row)
         column.addWidget(self.message)
 
+        # Centred by stretches, not by an alignment flag: an aligned widget gets its size
+        # hint's width, and the wrapped labels inside were cut to a narrow column.
         page = QWidget()
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(panel, 30)
+        row.addStretch(1)
         outer = QVBoxLayout(page)
         outer.setContentsMargins(24, 24, 24, 24)
-        outer.addWidget(panel, 0, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        outer.addLayout(row)
         outer.addStretch(1)
         self.setWidget(page)
 
@@ -151,6 +162,7 @@ class SetupCard(QScrollArea):
         self.headline.setText(HEADLINES.get(state.phase, HEADLINES[Phase.NOT_DOWNLOADED]))
         self.stateLabel.setText(state.label)
         self.stateLabel.setToolTip(state.source)
+        self.stateLabel.setStyleSheet(FAILED_STYLE if state.phase is Phase.FAILED else "")
         self._downloading = state.phase is Phase.DOWNLOADING
         self._refresh()
 
@@ -180,6 +192,7 @@ class SetupCard(QScrollArea):
 
     def _refresh(self) -> None:
         self.downloadButton.setEnabled(not self._downloading and not self._checking)
+        self.downloadButton.setVisible(not self._downloading)  # the bar takes its place
         self.cancelButton.setVisible(self._downloading)
         self.progressBar.setVisible(self._downloading)
         if self._downloading and self.progressBar.format() in ("", "%p%"):
