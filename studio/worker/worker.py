@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 
 INTERNAL_ERROR = "An unexpected internal error stopped this job; the log file in the data folder has the details."
 NOT_LOADED = "The model is not loaded yet; wait for it or pick a model in Settings."
+NOT_A_MODEL_FOLDER = ("{folder} does not hold an OmniVoice model; choose the folder with "
+                      "config.json, model.safetensors and audio_tokenizer/ in it.")
 MAX_REMOTE_TAKES = 8  # a render's takes sent to a speech server at once
 TAKES_NOT_SAVED = "The takes could not be saved to the library; the log file in the data folder has the details."
 
@@ -136,6 +138,9 @@ class InferenceWorker(QObject):
     def check_folder(self, folder: str) -> None:
         """Whether ``folder`` holds an OmniVoice checkpoint, by the checks every load runs
         first (config, tokenizer, codec, weights present); answers ``folder_checked``."""
+        if Path(folder).is_dir() and not (Path(folder) / "config.json").is_file():
+            self.folder_checked.emit(folder, NOT_A_MODEL_FOLDER.format(folder=folder))
+            return
         try:
             from studio.engine.checkpoint import inspect_checkpoint
 

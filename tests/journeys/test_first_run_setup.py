@@ -81,7 +81,8 @@ def test_first_run_without_a_model_choose_a_folder_and_render(tmp_path, tiny_che
                           and "Checking" not in studio.text("modelSetupCard/setupMessage"),
                           60, "the folder's check")
         said = studio.text("modelSetupCard/setupMessage")
-        assert said.startswith(f"The checkpoint is missing {empty / 'config.json'};"), said
+        assert said == (f"{empty} does not hold an OmniVoice model; choose the folder with "
+                        "config.json, model.safetensors and audio_tokenizer/ in it."), said
         assert studio.text("modelState") == "Not downloaded"
         shoot(studio, "wrong-folder")
 
