@@ -27,8 +27,6 @@ CODEC = "audio_tokenizer/model.safetensors"  # the first file past 500 kB
 CHILD = textwrap.dedent('''
     import json, resource, signal, sys, threading
     from pathlib import Path
-    import huggingface_hub.constants as constants
-    constants.DOWNLOAD_CHUNK_SIZE = 64 * 1024  # the real files are GBs in 10 MB chunks
     from studio.engine.errors import UserError
     from studio.engine.hub_download import download_repo
 
