@@ -140,6 +140,14 @@ def download_folder(repo: str) -> Path:
     return data_dir() / "models" / repo.replace("/", "--")
 
 
+def arrived_bytes(repo: str) -> int:
+    """Bytes of an unfinished download of ``repo`` kept on disk (0 when none)."""
+    folder = download_folder(repo)
+    if not folder.is_dir() or (folder / COMPLETE).is_file():
+        return 0
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
 def downloaded_folder(repo: str) -> Path | None:
     """The download of ``repo`` when it is whole (no file still arriving), else None."""
     folder = download_folder(repo)

@@ -344,6 +344,9 @@ class MainWindow(QMainWindow):
     @Slot(str, str)
     def _download_stopped(self, repo: str, sentence: str) -> None:
         """Failed or cancelled: not downloaded (yet); the card says what happened."""
+        from studio.engine.hub_download import arrived_bytes
+
+        self.setupCard.set_arrived(arrived_bytes(repo))
         if self.modelStatus.local.phase is Phase.DOWNLOADING:
             self.modelStatus.not_downloaded(repo)
         self.setupCard.show_problem(sentence, error="cancelled" not in sentence)
@@ -597,7 +600,10 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _model_missing(self, source: str) -> None:
+        from studio.engine.hub_download import arrived_bytes
+
         self._model_info = None
+        self.setupCard.set_arrived(arrived_bytes(source))
         self.modelStatus.not_downloaded(source)
 
     @Slot(object)

@@ -177,6 +177,13 @@ class SetupCard(QScrollArea):
         self.progressBar.setFormat(text)
         self.progressBar.setAccessibleDescription(text)
 
+    def set_arrived(self, count: int) -> None:
+        """An earlier download left ``count`` bytes: the button says it resumes."""
+        from studio.views.model_download import format_bytes
+
+        self.downloadButton.setText(f"Resume download ({format_bytes(count)} here)" if count
+                                    else f"Download ({DOWNLOAD_SIZE})")
+
     def set_checking(self, checking: bool) -> None:
         """A chosen folder is being checked: no second choice meanwhile."""
         self._checking = checking

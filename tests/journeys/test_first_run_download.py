@@ -49,6 +49,7 @@ def test_download_from_the_card_cancel_resume_and_render(tmp_path, tiny_checkpoi
             partial = studio.data / "models" / "k2-fsa--OmniVoice" / (WEIGHTS + ".part")
             kept = partial.stat().st_size
             assert kept >= 300_000
+            assert studio.text("modelSetupCard/setupDownloadButton").startswith("Resume download (")
 
             studio.click("modelSetupCard/setupDownloadButton")
             studio.wait_model_loaded(180)
