@@ -27,6 +27,7 @@ class ModelState:
     source: str = ""  # the model setting (a folder or a repo id), or the server's address
     detail: str = ""  # FAILED: the sentence; READY: where it runs ("cpu · fp32")
     percent: int | None = None  # DOWNLOADING: 0-100 once the size is known
+    answered: bool = True  # SERVER: the server answered (False while it is being asked)
 
     @property
     def label(self) -> str:
@@ -34,16 +35,19 @@ class ModelState:
         Ready · Failed: sentence · Server: host."""
         if self.phase is Phase.DOWNLOADING:
             return "Downloading" if self.percent is None else f"Downloading {self.percent} %"
-        if self.phase is Phase.FAILED:
+        if self.phase is Phase.FAILED or (self.phase is Phase.SERVER and self.detail):
             return f"Failed: {self.detail}"
         if self.phase is Phase.SERVER:
-            return f"Server: {server_host(self.source)}"
+            host = server_host(self.source)
+            return f"Server: {host}" if self.answered else f"Connecting: {host}"
         return {Phase.NOT_DOWNLOADED: "Not downloaded", Phase.LOADING: "Loading",
                 Phase.READY: "Ready"}[self.phase]
 
     @property
     def can_generate(self) -> bool:
-        return self.phase in (Phase.READY, Phase.SERVER)
+        if self.phase is Phase.SERVER:
+            return self.answered and not self.detail
+        return self.phase is Phase.READY
 
     @property
     def needs_setup(self) -> bool:
@@ -60,6 +64,11 @@ class ModelState:
             return "Generate is available when the model has loaded."
         if self.phase is Phase.FAILED:
             return "Generate needs a model that loads: choose another folder or download it."
+        if self.phase is Phase.SERVER and self.detail:
+            return (f"Generate waits for the server at {server_host(self.source)} to answer; "
+                    "it is asked again every 15 seconds (Settings → Backend).")
+        if self.phase is Phase.SERVER and not self.answered:
+            return f"Generate is available when the server at {server_host(self.source)} answers."
         return ""
 
 
@@ -79,10 +88,11 @@ class ModelStatus:
         self._on_change = on_change
         self.local = ModelState(Phase.LOADING)
         self.server_url: str | None = None
+        self._server = ModelState(Phase.SERVER, answered=False)
 
     @property
     def state(self) -> ModelState:
-        return ModelState(Phase.SERVER, self.server_url) if self.server_url else self.local
+        return self._server if self.server_url else self.local
 
     def _change(self, local: ModelState | None = None, server: str | None | bool = False) -> None:
         before = self.state
@@ -94,8 +104,25 @@ class ModelStatus:
             self._on_change(self.state)
 
     def use_server(self, url: str | None) -> None:
-        """Renders go to the server at ``url``; None: this computer renders again."""
+        """Renders go to the server at ``url`` (asked whether it answers); None: this
+        computer renders again."""
+        if url and url != self.server_url:
+            self._server = ModelState(Phase.SERVER, url, answered=False)
         self._change(server=url)
+
+    def server_answered(self, url: str) -> None:
+        self._set_server(url, ModelState(Phase.SERVER, url))
+
+    def server_failed(self, url: str, sentence: str) -> None:
+        self._set_server(url, ModelState(Phase.SERVER, url, sentence))
+
+    def _set_server(self, url: str, state: ModelState) -> None:
+        if url != self.server_url:  # an answer about a server no longer used
+            return
+        before = self.state
+        self._server = state
+        if self.state != before and self._on_change is not None:
+            self._on_change(self.state)
 
     def loading(self, source: str) -> None:
         self._change(ModelState(Phase.LOADING, source))

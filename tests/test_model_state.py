@@ -11,6 +11,10 @@ def test_the_words_are_the_same_everywhere():
     assert ModelState(Phase.FAILED, detail="The folder is empty.").label == \
         "Failed: The folder is empty."
     assert ModelState(Phase.SERVER, "http://gpu-box:8000/").label == "Server: gpu-box:8000"
+    assert ModelState(Phase.SERVER, "http://gpu-box:8000/", answered=False).label == \
+        "Connecting: gpu-box:8000"
+    assert ModelState(Phase.SERVER, "http://gpu-box:8000/", "It cannot be reached.").label == \
+        "Failed: It cannot be reached."
 
 
 def test_only_ready_or_a_server_can_generate_and_the_rest_say_why():
@@ -18,6 +22,9 @@ def test_only_ready_or_a_server_can_generate_and_the_rest_say_why():
         state = ModelState(phase)
         assert state.can_generate == (phase in (Phase.READY, Phase.SERVER))
         assert bool(state.generate_reason()) != state.can_generate
+    for waiting in (ModelState(Phase.SERVER, "http://a:1", answered=False),
+                    ModelState(Phase.SERVER, "http://a:1", "It cannot be reached.")):
+        assert not waiting.can_generate and "server at a:1" in waiting.generate_reason()
 
 
 def test_the_owner_reports_each_change_once_and_a_download_never_hides_a_model():
@@ -38,8 +45,12 @@ def test_a_server_shows_while_it_is_used_and_the_local_state_comes_back_after():
     status = ModelStatus(seen.append)
     status.failed("/m/x", "The model folder /m/x does not exist.")
     status.use_server("http://gpu-box:8000")
+    assert not status.state.can_generate  # asked first
+    status.server_answered("http://old-box:8000")  # a late answer about another server
+    status.server_answered("http://gpu-box:8000")
     status.ready("/m/x")  # loaded here meanwhile (for transcription): the server still shows
     assert status.state.label == "Server: gpu-box:8000" and status.state.can_generate
     status.use_server(None)
     assert [s.label for s in seen] == ["Failed: The model folder /m/x does not exist.",
-                                       "Server: gpu-box:8000", "Ready"]
+                                       "Connecting: gpu-box:8000", "Server: gpu-box:8000",
+                                       "Ready"]

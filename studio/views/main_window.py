@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSize, Qt, Signal, Slot
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -31,6 +31,7 @@ from studio.model_state import ModelState, ModelStatus, Phase
 from studio.settings import Settings
 from studio.views.asr_download import AsrDownload
 from studio.views.clone_view import CloneView
+from studio.views.connection_test import ConnectionTest
 from studio.views.design_view import DesignView
 from studio.views.help_menu import install_help_menu
 from studio.views.script_view import ScriptView
@@ -63,6 +64,7 @@ VIEW_TIPS = {
     "settings": "Model, acceleration, cache, audio and data folder (Ctrl+5)",
 }
 DEFAULT_SIZE = QSize(1280, 800)
+SERVER_RETRY_MS = 15_000  # a speech server that did not answer is asked again this often
 SIDEBAR_WIDTH = 176
 TAKES_WIDTH = 340
 SIDEBAR_STYLE = """
@@ -115,7 +117,7 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: Settings, controller, player=None, *,
                  model_override: str | None = None, audio_status=None, recorder=None,
                  accel_probe=None, downloader=None, asr_downloader=None, asr_on_disk=None,
-                 parent: QWidget | None = None):
+                 server_probe=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle("OmniVoice Desktop")
@@ -152,6 +154,11 @@ class MainWindow(QMainWindow):
         asr = {k: v for k, v in (("downloader", asr_downloader), ("on_disk", asr_on_disk)) if v}
         self.asrDownload = AsrDownload(self, lambda: self._settings.value("asr/model"), **asr)
         self._asr_view = None  # the view whose transcription waits on the ASR download
+        # Whether the speech server answers, before Generate is enabled for it.
+        self._serverProbe = server_probe if server_probe is not None else ConnectionTest(self)
+        self._serverRetry = QTimer(self)
+        self._serverRetry.setSingleShot(True)
+        self._serverRetry.setInterval(SERVER_RETRY_MS)
         self._build()
         self._wire()
         self.helpMenu = install_help_menu(self)  # Help: log, data folder, self-test, About
@@ -250,6 +257,9 @@ class MainWindow(QMainWindow):
         card.cancel_requested.connect(self.settingsView.download.cancel)
         card.folder_chosen.connect(self._check_folder)
         card.server_requested.connect(self._show_backend_settings)
+        self._serverProbe.succeeded.connect(self._server_answered)
+        self._serverProbe.failed.connect(self._server_failed)
+        self._serverRetry.timeout.connect(self._probe_server)
         self.asrDownload.typed_instead.connect(self._type_transcript)
         self.asrDownload.failed.connect(self._asr_download_failed)
         download = self.settingsView.download
@@ -370,6 +380,29 @@ class MainWindow(QMainWindow):
             self._settings.set_value("model/source", folder)  # saved; Settings shows it
         self.load_model()
 
+    def _use_backend(self, config) -> None:
+        """Renders go to ``config``'s server (asked whether it answers first), or here."""
+        self.modelStatus.use_server(config.url if config is not None else None)
+        self._probe_server()
+
+    @Slot()
+    def _probe_server(self) -> None:
+        self._serverRetry.stop()
+        config = backend_config(self._settings)
+        if config is not None:
+            self._serverProbe.start(config.url, config.api_key, config.dialect)
+
+    @Slot(str)
+    def _server_answered(self, _description: str) -> None:
+        if self.modelStatus.server_url is not None:
+            self.modelStatus.server_answered(self.modelStatus.server_url)
+
+    @Slot(str)
+    def _server_failed(self, sentence: str) -> None:
+        if self.modelStatus.server_url is not None:
+            self.modelStatus.server_failed(self.modelStatus.server_url, sentence)
+            self._serverRetry.start()
+
     def _show_backend_settings(self) -> None:
         self.show_view("settings")
         self.settingsView.show_backend()
@@ -382,7 +415,7 @@ class MainWindow(QMainWindow):
         self._model_info = None
         self.modelStatus.loading(request.source)  # deferred: it loads when switched back here
         config = backend_config(self._settings)
-        self.modelStatus.use_server(config.url if config is not None else None)
+        self._use_backend(config)
         if config is not None:
             self._controller.defer_model(request)
             return
@@ -559,7 +592,7 @@ class MainWindow(QMainWindow):
                         view.form.clear_message()
                 if self.statusBarWidget.is_error():
                     self.statusBarWidget.show_message("")
-            self.modelStatus.use_server(url)
+            self._use_backend(config)
 
     def show_notice(self, sentence: str) -> None:
         """An error sentence for the start of the session (the last one crashed, an
@@ -669,6 +702,8 @@ class MainWindow(QMainWindow):
 
     @Slot(int, str)
     def _failed(self, job: int, sentence: str) -> None:
+        if self.modelStatus.server_url is not None and job in self._jobs:
+            self._probe_server()  # a render the server refused: does it still answer?
         view = self._job_ended(job)
         if view is not None:
             view.on_failed(sentence)

@@ -157,14 +157,18 @@ class StatusBar(QStatusBar):
             why = f" ({info.precision_reason})" if info.precision_reason else ""
             self.deviceLabel.setToolTip(f"The model runs on {info.device} in {info.precision}{why}.")
         self.deviceLabel.setVisible(state.phase is Phase.READY and info is not None)
-        text = {Phase.FAILED: "Failed",  # the sentence goes to the message, where it fits
-                Phase.READY: f"Ready: {short_source(state.source)}"}.get(state.phase, state.label)
+        failed = state.phase is Phase.FAILED or (state.phase is Phase.SERVER and state.detail)
+        if failed:
+            tooltip = state.detail
+        text = ("Failed" if failed  # the sentence goes to the message, where it fits
+                else f"Ready: {short_source(state.source)}" if state.phase is Phase.READY
+                else state.label)
         self.modelLabel.setProperty("state", state.phase.name.lower())
         self.modelLabel.setText(text)
         self.modelLabel.setToolTip(tooltip)
         self.modelLabel.setAccessibleDescription(tooltip)
-        self.modelLabel.setStyleSheet(MODEL_STYLES[state.phase])
-        if state.phase is Phase.FAILED:
+        self.modelLabel.setStyleSheet(MODEL_STYLES[Phase.FAILED if failed else state.phase])
+        if failed:
             self.show_error(state.detail)
 
     def model_state(self) -> str:

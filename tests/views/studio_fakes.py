@@ -57,6 +57,20 @@ class FakeWorker(QObject):
     voices_note = Signal(str)
 
 
+class FakeProbe(QObject):
+    """ConnectionTest's face: records each start; the test answers with its signals."""
+
+    succeeded = Signal(str)
+    failed = Signal(str)
+
+    def __init__(self):
+        super().__init__()
+        self.started: list[tuple] = []
+
+    def start(self, url, api_key, dialect) -> None:
+        self.started.append((url, api_key, dialect))
+
+
 class FakeController(QObject):
     """WorkerController's methods, recording each call; job ids count from 1.
 

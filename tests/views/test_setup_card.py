@@ -7,7 +7,14 @@ from __future__ import annotations
 import threading
 
 import pytest
-from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
+from studio_fakes import (
+    CPU_ONLY,
+    PLAYABLE,
+    FakeController,
+    FakePlayer,
+    FakeProbe,
+    make_settings,
+)
 
 from studio.engine.hub_download import DownloadCancelled, DownloadProgress
 from studio.views.main_window import MainWindow
@@ -27,6 +34,7 @@ def controller():
 
 
 def make_window(qtbot, settings, controller, **kwargs) -> MainWindow:
+    kwargs.setdefault("server_probe", FakeProbe())
     window = MainWindow(settings, controller, FakePlayer(), audio_status=PLAYABLE,
                         accel_probe=lambda: CPU_ONLY, **kwargs)
     qtbot.addWidget(window)
@@ -129,6 +137,7 @@ def test_render_on_a_server_opens_the_backend_settings(qtbot, settings, controll
     assert window.focusWidget() is window.settingsView.backendCombo
     settings.set_value("backend/url", "http://gpu-box:8000")
     settings.set_value("backend/kind", "remote")
+    window._serverProbe.succeeded.emit("Connected.")
     assert window.statusBarWidget.modelLabel.text() == "Server: gpu-box:8000"
     window.show_view("clone")
     assert window.stack.currentWidget() is window.cloneView  # a server renders: no card
