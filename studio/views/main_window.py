@@ -780,5 +780,7 @@ class MainWindow(QMainWindow):
             if self._player is not None:
                 self._player.close()
             self.scriptView.close_project()
+            for download in (self.settingsView.download, self.asrDownload.download):
+                download.cancel()  # stops at its next chunk; what arrived resumes next time
             self._stopped = bool(self._controller.shutdown())
         return self._stopped

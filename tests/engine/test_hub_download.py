@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from hub_server import HubServer  # noqa: E402
+from hub_server import HubServer
 
 REPO = "k2-fsa/OmniVoice"
 WEIGHTS = "model.safetensors"

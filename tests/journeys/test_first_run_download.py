@@ -14,7 +14,7 @@ from studio_process import SCREENS, Studio, design_generate, wait_takes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
 
-from hub_server import HubServer  # noqa: E402
+from hub_server import HubServer
 
 REPO = "k2-fsa/OmniVoice"
 WEIGHTS = "model.safetensors"

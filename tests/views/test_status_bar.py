@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QLabel
 
-from studio.views.status_bar import ACTIVE, FELL_BACK, OFF, REQUESTED, StatusBar, badge_for
 from studio.model_state import ModelState, Phase
+from studio.views.status_bar import ACTIVE, FELL_BACK, OFF, REQUESTED, StatusBar, badge_for
 from studio.worker.jobs import AccelState, ModelInfo
 
 
