@@ -587,9 +587,10 @@ class MainWindow(QMainWindow):
             url = config.url if config else None
             if url != self.modelStatus.server_url:
                 # A server's error said on a form no longer applies once renders go elsewhere.
-                for view in (self.cloneView, self.designView):
-                    if view.form.message.is_error():
-                        view.form.clear_message()
+                for message in (self.cloneView.form.message, self.designView.form.message,
+                                self.scriptView.notice):
+                    if message.is_error():
+                        message.clear_message()
                 if self.statusBarWidget.is_error():
                     self.statusBarWidget.show_message("")
             self._use_backend(config)

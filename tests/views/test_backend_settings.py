@@ -149,12 +149,14 @@ def test_the_window_hands_the_worker_its_backend(qtbot, settings):
     probe.succeeded.emit("Connected to omnivoice-desktop at http://gpu-box:8000.")
     assert model.text() == "Server: gpu-box:8000" and generate.isEnabled()
     window.cloneView.form.show_message(down)
+    window.scriptView.on_failed(down)
     window.statusBarWidget.show_error(down)
     settings.set_value("backend/kind", "local")
     assert controller.calls[-1] == ("set_backend", None)
     assert model.text() == "Ready: ck_tiny"  # the local model, as it was
     # The server's error stays nowhere once renders run on this computer.
     assert not window.cloneView.form.message_text()
+    assert not window.scriptView.notice.text()
     assert not window.statusBarWidget.is_error()
     probe.failed.emit(down)  # a late answer about the server no longer used
     assert model.text() == "Ready: ck_tiny"
