@@ -17,12 +17,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "engine"))
 
-from hub_server import HubServer  # noqa: E402
+from hub_server import HubServer
 
 CHILD = """
 import json, sys, time
