@@ -257,6 +257,7 @@ class MainWindow(QMainWindow):
         card.cancel_requested.connect(self.settingsView.download.cancel)
         card.folder_chosen.connect(self._check_folder)
         card.server_requested.connect(self._show_backend_settings)
+        card.settings_requested.connect(lambda: self.show_view("settings"))
         self._serverProbe.succeeded.connect(self._server_answered)
         self._serverProbe.failed.connect(self._server_failed)
         self._serverRetry.timeout.connect(self._probe_server)

@@ -54,6 +54,7 @@ class SetupCard(QScrollArea):
     cancel_requested = Signal()
     folder_chosen = Signal(str)
     server_requested = Signal()
+    settings_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -116,9 +117,14 @@ class SetupCard(QScrollArea):
         self.serverButton.setObjectName("setupServerButton")
         self.serverButton.setToolTip("Send renders to a speech server you run (Settings → "
                                      "Backend); nothing is downloaded here")
+        self.settingsButton = QPushButton("Model settings…")
+        self.settingsButton.setObjectName("setupSettingsButton")
+        self.settingsButton.setToolTip("Device, precision and the model's folder (Settings → "
+                                       "Model): a load can fail for a setting, not the files")
         other_row = QHBoxLayout()
         other_row.addWidget(self.chooseFolderButton)
         other_row.addWidget(self.serverButton)
+        other_row.addWidget(self.settingsButton)
         other_row.addStretch(1)
         self.message = MessageLabel()
         self.message.setObjectName("setupMessage")
@@ -155,6 +161,7 @@ class SetupCard(QScrollArea):
         self.cancelButton.clicked.connect(self.cancel_requested)
         self.chooseFolderButton.clicked.connect(self.choose_folder)
         self.serverButton.clicked.connect(self.server_requested)
+        self.settingsButton.clicked.connect(self.settings_requested)
 
     # ------------------------------------------------------------------ state in
     def set_state(self, state: ModelState) -> None:
@@ -164,6 +171,7 @@ class SetupCard(QScrollArea):
         self.stateLabel.setToolTip(state.source)
         self.stateLabel.setStyleSheet(FAILED_STYLE if state.phase is Phase.FAILED else "")
         self._downloading = state.phase is Phase.DOWNLOADING
+        self.settingsButton.setVisible(state.phase is Phase.FAILED)
         self._refresh()
 
     def set_progress(self, progress) -> None:

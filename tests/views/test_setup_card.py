@@ -55,6 +55,7 @@ def test_no_model_shows_the_card_and_generate_says_why_it_is_disabled(qtbot, set
     assert window.setupCard.isVisible() and window.current_view() == "clone"
     assert window.statusBarWidget.modelLabel.text() == "Not downloaded"
     assert window.setupCard.stateLabel.text() == "Not downloaded"
+    assert not window.setupCard.settingsButton.isVisible()
     for view in (window.cloneView, window.designView):
         assert not view.form.generateButton.isEnabled()
         assert view.form.progress_text() == "Not downloaded"  # never "Ready"
@@ -132,6 +133,7 @@ def test_render_on_a_server_opens_the_backend_settings(qtbot, settings, controll
     controller.worker.model_failed.emit("The model folder /gone does not exist; pass a "
                                         "checkpoint folder or a repo id.")
     assert window.setupCard.stateLabel.text().startswith("Failed: The model folder /gone")
+    assert window.setupCard.settingsButton.isVisible()  # a failed load may be a setting
     window.setupCard.serverButton.click()
     assert window.current_view() == "settings"
     assert window.focusWidget() is window.settingsView.backendCombo
