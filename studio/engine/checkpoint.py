@@ -175,23 +175,6 @@ def resolve_checkpoint(source: str | Path | None) -> Path:
         ) from None
 
 
-def download_checkpoint(repo: str = DEFAULT_REPO) -> Path:
-    """Fetch a repo into the hub cache with progress bars; resumes partial downloads."""
-    from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
-
-    try:
-        return Path(snapshot_download(repo))
-    except RepositoryNotFoundError:
-        raise UserError(f"There is no model {repo} on the Hugging Face hub; check the repo id.") from None
-    except (HfHubHTTPError, OSError) as exc:
-        log.info("download of %s failed: %r", repo, exc)
-        raise UserError(
-            f"Cannot download {repo} from the Hugging Face hub ({type(exc).__name__}); check your "
-            "connection and run the download again, it resumes where it stopped."
-        ) from None
-
-
 def _read_weights(path: Path, fix: str) -> dict[str, torch.Tensor]:
     from safetensors import SafetensorError
     from safetensors.torch import load_file

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
-from studio.views.model_download import ModelDownload, default_downloader, describe_progress
+from studio.engine.hub_download import describe_progress
+from studio.views.model_download import ModelDownload, default_downloader
 
 
 def _asr_source(model: str) -> str | None:

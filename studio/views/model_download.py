@@ -54,26 +54,6 @@ def default_downloader(repo: str, on_progress=None, cancel=None) -> Path:
     return download_repo(repo, download_folder(repo), on_progress=on_progress, cancel=cancel)
 
 
-def format_bytes(count: float) -> str:
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if count >= size:
-            return f"{count / size:.1f} {unit}"
-    return f"{int(count)} B"
-
-
-def describe_progress(progress) -> str:
-    """"1.2 GB of 3.1 GB · 8.4 MB/s · 4 min left" from a DownloadProgress."""
-    parts = [format_bytes(progress.done) + (f" of {format_bytes(progress.total)}"
-                                            if progress.total else "")]
-    if progress.bytes_per_second:
-        parts.append(f"{format_bytes(progress.bytes_per_second)}/s")
-    left = progress.seconds_left
-    if left is not None:
-        parts.append(f"{max(1, round(left))} s left" if left < 90 else
-                     f"{round(left / 60)} min left")
-    return " · ".join(parts)
-
-
 class ModelDownload(QObject):
     """One download at a time. ``done(repo, path)``, ``failed(repo, sentence)`` or
     ``cancelled(repo, sentence)`` follow each started one, and ``progress(repo,

@@ -36,13 +36,13 @@ from PySide6.QtWidgets import (
 )
 
 from studio.engine.accel_probe import ACCEL_LABELS
+from studio.engine.hub_download import describe_progress
 from studio.settings import ACCEL_MODES, BY_KEY, Settings
 from studio.views.connection_test import ConnectionTest
 from studio.views.model_download import (
     ModelDownload,
     confirm_license,
     default_downloader,
-    describe_progress,
     looks_like_repo,
 )
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label

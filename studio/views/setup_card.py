@@ -24,9 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.engine.hub_download import DOWNLOAD_SIZE
+from studio.engine.hub_download import DOWNLOAD_SIZE, describe_progress, format_bytes
 from studio.model_state import ModelState, Phase
-from studio.views.model_download import describe_progress
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 
 ABOUT = ("OmniVoice turns text into speech in over 600 languages: it clones a voice from a "
@@ -187,8 +186,6 @@ class SetupCard(QScrollArea):
 
     def set_arrived(self, count: int) -> None:
         """An earlier download left ``count`` bytes: the button says it resumes."""
-        from studio.views.model_download import format_bytes
-
         self.downloadButton.setText(f"Resume download ({format_bytes(count)} here)" if count
                                     else f"Download ({DOWNLOAD_SIZE})")
 

@@ -142,3 +142,21 @@ def test_an_unknown_repo_is_one_sentence(hub, tmp_path):
     result = download(hub, tmp_path / "hf")
     assert result.get("kind") == "UserError", result
     assert result["error"].startswith("There is no model k2-fsa/OmniVoice on the Hugging Face hub")
+
+
+def test_the_cli_download_is_the_same_download_and_the_model_is_found(hub, tiny_checkpoint,
+                                                                      tmp_path):
+    env = dict(os.environ, HF_ENDPOINT=hub.url, HF_HOME=str(tmp_path / "hf"),
+               HF_HUB_OFFLINE="0", HF_HUB_DISABLE_TELEMETRY="1",
+               OMNIVOICE_DESKTOP_DATA_DIR=str(tmp_path / "data"))
+    done = subprocess.run([sys.executable, "-m", "studio", "download"], env=env,
+                          capture_output=True, text=True, timeout=180)
+    folder = tmp_path / "data" / "models" / "k2-fsa--OmniVoice"
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "CC BY-NC 4.0" in done.stderr and f"Done: {folder}" in done.stderr
+    assert_same_files(folder, tiny_checkpoint)
+    env["HF_HUB_OFFLINE"] = "1"  # found offline, where the studio's load looks
+    found = subprocess.run([sys.executable, "-c", "from studio.engine.checkpoint import "
+                            "resolve_checkpoint; print(resolve_checkpoint('k2-fsa/OmniVoice'))"],
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert found.stdout.strip() == str(folder), found.stderr[-2000:]
