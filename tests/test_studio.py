@@ -195,7 +195,7 @@ def test_a_failing_job_shows_its_reason_on_the_status_bar(qtbot, studio, tmp_pat
     assert not view.form.is_busy()
     # ... and a job that still needs it (the window told it is there) fails in one
     # sentence, without downloading or a traceback.
-    window.asrDownload._on_disk = lambda model: model
+    window.modelSetup.asr._on_disk = lambda model: model
     with after_worker(qtbot, controller.worker.failed, timeout=60_000) as failed:
         qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
     reason = failed.args[1]

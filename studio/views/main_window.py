@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QByteArray, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -27,16 +27,14 @@ from PySide6.QtWidgets import (
 
 from studio import __version__
 from studio.engine.errors import UserError
-from studio.model_state import ModelState, ModelStatus, Phase
+from studio.model_state import ModelState
 from studio.settings import Settings
-from studio.views.asr_download import AsrDownload
 from studio.views.clone_view import CloneView
-from studio.views.connection_test import ConnectionTest
 from studio.views.design_view import DesignView
 from studio.views.help_menu import install_help_menu
+from studio.views.model_setup import ModelSetup
 from studio.views.script_view import ScriptView
 from studio.views.settings_view import SettingsView
-from studio.views.setup_card import SetupCard
 from studio.views.status_bar import StatusBar
 from studio.views.takes_panel import TakesPanel
 from studio.views.voices_view import VoicesView
@@ -64,7 +62,6 @@ VIEW_TIPS = {
     "settings": "Model, acceleration, cache, audio and data folder (Ctrl+5)",
 }
 DEFAULT_SIZE = QSize(1280, 800)
-SERVER_RETRY_MS = 15_000  # a speech server that did not answer is asked again this often
 SIDEBAR_WIDTH = 176
 TAKES_WIDTH = 340
 SIDEBAR_STYLE = """
@@ -148,17 +145,12 @@ class MainWindow(QMainWindow):
                                      takes=self.takesPanel.library)
         self.statusBarWidget = StatusBar()
         self.setStatusBar(self.statusBarWidget)
-        self.setupCard = SetupCard()  # in place of the rendering pages while there is no model
-        self._model_info: ModelInfo | None = None
-        self.modelStatus = ModelStatus(self._show_model_state)  # the one model state
-        asr = {k: v for k, v in (("downloader", asr_downloader), ("on_disk", asr_on_disk)) if v}
-        self.asrDownload = AsrDownload(self, lambda: self._settings.value("asr/model"), **asr)
-        self._asr_view = None  # the view whose transcription waits on the ASR download
-        # Whether the speech server answers, before Generate is enabled for it.
-        self._serverProbe = server_probe if server_probe is not None else ConnectionTest(self)
-        self._serverRetry = QTimer(self)
-        self._serverRetry.setSingleShot(True)
-        self._serverRetry.setInterval(SERVER_RETRY_MS)
+        # The model state, the first-run setup card and the questions before downloads.
+        self.modelSetup = ModelSetup(self, self._show_model_state,
+                                     lambda: backend_config(self._settings),
+                                     asr_downloader=asr_downloader, asr_on_disk=asr_on_disk,
+                                     server_probe=server_probe)
+        self.setupCard, self.modelStatus = self.modelSetup.card, self.modelSetup.status
         self._build()
         self._wire()
         self.helpMenu = install_help_menu(self)  # Help: log, data folder, self-test, About
@@ -247,26 +239,8 @@ class MainWindow(QMainWindow):
         script.play_failed.connect(self.statusBarWidget.show_error)
         worker.line_rendered.connect(self._line_rendered)
         worker.lines_finished.connect(self._lines_finished)
-        worker.model_loading.connect(self._model_loading)
+        self.modelSetup.wire()  # the worker's model signals, first: the state is set by then
         worker.model_loaded.connect(self._model_loaded)
-        worker.model_failed.connect(self._model_failed)
-        worker.model_missing.connect(self._model_missing)
-        worker.folder_checked.connect(self._folder_checked)
-        card = self.setupCard
-        card.download_requested.connect(self._download_model)
-        card.cancel_requested.connect(self.settingsView.download.cancel)
-        card.folder_chosen.connect(self._check_folder)
-        card.server_requested.connect(self._show_backend_settings)
-        card.settings_requested.connect(lambda: self.show_view("settings"))
-        self._serverProbe.succeeded.connect(self._server_answered)
-        self._serverProbe.failed.connect(self._server_failed)
-        self._serverRetry.timeout.connect(self._probe_server)
-        self.asrDownload.typed_instead.connect(self._type_transcript)
-        self.asrDownload.failed.connect(self._asr_download_failed)
-        download = self.settingsView.download
-        download.progress.connect(self._download_progress)
-        download.failed.connect(self._download_stopped)
-        download.cancelled.connect(self._download_stopped)
         worker.progress.connect(self._progress)
         worker.chunk_ready.connect(self._chunk_ready)
         worker.finished.connect(self._finished)
@@ -314,109 +288,27 @@ class MainWindow(QMainWindow):
 
     @Slot(int)
     def _show_page(self, row: int) -> None:
-        """The page of the sidebar's row, or the setup card for a page that renders while
-        there is no model to render with."""
-        needs_card = (VIEWS[max(0, row)] in ("clone", "design", "script")
-                      and self.modelStatus.state.needs_setup)
-        if needs_card:
+        """The row's page, or the setup card while that page cannot render."""
+        if self.modelSetup.covers(VIEWS[max(0, row)]):
             self.stack.setCurrentWidget(self.setupCard)
         else:
             self.stack.setCurrentIndex(max(0, row))
 
-    # ------------------------------------------------------------------ model state
     def _show_model_state(self, state: ModelState) -> None:
-        """Every widget that shows the model state, from the one ModelStatus."""
-        self.statusBarWidget.set_model_state(state, self._model_info)
+        """Every widget that shows the one model state."""
+        self.statusBarWidget.set_model_state(state, self.modelSetup.info)
         for view in (self.cloneView, self.designView):
             view.form.set_model_state(state.label, state.generate_reason())
         self.setupCard.set_state(state)
         self._show_page(self.sidebar.currentRow())
-
-    def _model_source(self) -> str:
-        return str(self._model_override or self._settings.value("model/source"))
-
-    @Slot()
-    def _download_model(self) -> None:
-        from studio.engine.hub_download import DEFAULT_REPO
-        from studio.views.model_download import looks_like_repo
-
-        source = self._model_source()
-        repo = source if looks_like_repo(source) else DEFAULT_REPO
-        if not self.settingsView.start_download(repo, confirmed=True):  # the card shows both licenses
-            self.setupCard.show_problem("A download is already running (Settings → Model).")
-            return
-        self.modelStatus.downloading(repo, 0, None)
-
-    @Slot(str, object)
-    def _download_progress(self, repo: str, progress) -> None:
-        self.modelStatus.downloading(repo, progress.done, progress.total)
-        self.setupCard.set_progress(progress)
-
-    @Slot(str, str)
-    def _download_stopped(self, repo: str, sentence: str) -> None:
-        """Failed or cancelled: not downloaded (yet); the card says what happened."""
-        from studio.engine.hub_download import arrived_bytes
-
-        self.setupCard.set_arrived(arrived_bytes(repo))
-        if self.modelStatus.local.phase is Phase.DOWNLOADING:
-            self.modelStatus.not_downloaded(repo)
-        self.setupCard.show_problem(sentence, error="cancelled" not in sentence)
-
-    @Slot(str)
-    def _check_folder(self, folder: str) -> None:
-        self.setupCard.set_checking(True)
-        self._controller.check_folder(folder)
-
-    @Slot(str, str)
-    def _folder_checked(self, folder: str, sentence: str) -> None:
-        """A chosen folder passed the load's checks: it becomes the model and loads."""
-        self.setupCard.set_checking(False)
-        if sentence:
-            self.setupCard.show_problem(sentence)
-            return
-        self.setupCard.clear_problem()
-        if self._model_override is not None or self._settings.override("model/source"):
-            self._model_override = folder  # set for this session (--model or OMNIVOICE_MODEL)
-        else:
-            self._settings.set_value("model/source", folder)  # saved; Settings shows it
-        self.load_model()
-
-    def _use_backend(self, config) -> None:
-        """Renders go to ``config``'s server (asked whether it answers first), or here."""
-        self.modelStatus.use_server(config.url if config is not None else None)
-        self._probe_server()
-
-    @Slot()
-    def _probe_server(self) -> None:
-        self._serverRetry.stop()
-        config = backend_config(self._settings)
-        if config is not None:
-            self._serverProbe.start(config.url, config.api_key, config.dialect)
-
-    @Slot(str)
-    def _server_answered(self, _description: str) -> None:
-        if self.modelStatus.server_url is not None:
-            self.modelStatus.server_answered(self.modelStatus.server_url)
-
-    @Slot(str)
-    def _server_failed(self, sentence: str) -> None:
-        if self.modelStatus.server_url is not None:
-            self.modelStatus.server_failed(self.modelStatus.server_url, sentence)
-            self._serverRetry.start()
-
-    def _show_backend_settings(self) -> None:
-        self.show_view("settings")
-        self.settingsView.show_backend()
 
     # ------------------------------------------------------------------ intents -> controller
     def load_model(self) -> None:
         """Load (or reload) the model the settings describe, on the worker thread; while
         Generate renders on a speech server, only when a job needs it there."""
         request = load_request(self._settings, self._model_override)
-        self._model_info = None
-        self.modelStatus.loading(request.source)  # deferred: it loads when switched back here
         config = backend_config(self._settings)
-        self._use_backend(config)
+        self.modelSetup.loading(request.source, config)
         if config is not None:
             self._controller.defer_model(request)
             return
@@ -425,7 +317,7 @@ class MainWindow(QMainWindow):
     def _render(self, view, request: RenderRequest) -> None:
         if (request.reference is not None and not (request.ref_text or "").strip()
                 and request.voice_id is None and self.modelStatus.server_url is None
-                and not self._asr_ready(view, lambda: self._render(view, request))):
+                and not self.modelSetup.asr_ready(view, lambda: self._render(view, request))):
             return  # an empty transcript is transcribed first: asked before a download
         if self._can_play and self._settings.value("audio/play_while_rendering"):
             request = dataclasses.replace(request, stream=True)
@@ -490,28 +382,8 @@ class MainWindow(QMainWindow):
             if owner is view:
                 self._controller.cancel(job)
 
-    def _asr_ready(self, view, then) -> bool:
-        if self.asrDownload.ready_or_ask(then):
-            return True
-        self._asr_view = view
-        view.reference.set_transcribing(False)
-        return False
-
-    @Slot()
-    def _type_transcript(self) -> None:
-        view = self._asr_view or self.cloneView
-        view.reference.show_message("Type what the clip says here; nothing was downloaded.",
-                                    error=False)
-        view.reference.refTextEdit.setFocus(Qt.FocusReason.OtherFocusReason)
-
-    @Slot(str)
-    def _asr_download_failed(self, sentence: str) -> None:
-        view = self._asr_view or self.cloneView
-        view.reference.show_message(sentence, error="cancelled" not in sentence)
-        self.statusBarWidget.show_message(sentence)
-
     def _transcribe(self, view, path) -> None:
-        if not self._asr_ready(view, lambda: view.reference.transcribeButton.click()):
+        if not self.modelSetup.asr_ready(view, view.reference.transcribeButton.click):
             return
         job = self._controller.transcribe(path)
         self._transcriptions[job] = (view, path)
@@ -585,16 +457,15 @@ class MainWindow(QMainWindow):
         elif key.startswith("backend/"):
             config = backend_config(self._settings)
             self._controller.set_backend(config)
-            url = config.url if config else None
-            if url != self.modelStatus.server_url:
-                # A server's error said on a form no longer applies once renders go elsewhere.
+            if (config.url if config else None) != self.modelStatus.server_url:
+                # A server's error said on a view no longer applies once renders go elsewhere.
                 for message in (self.cloneView.form.message, self.designView.form.message,
                                 self.scriptView.notice):
                     if message.is_error():
                         message.clear_message()
                 if self.statusBarWidget.is_error():
                     self.statusBarWidget.show_message("")
-            self._use_backend(config)
+            self.modelSetup.use_backend(config)
 
     def show_notice(self, sentence: str) -> None:
         """An error sentence for the start of the session (the last one crashed, an
@@ -612,34 +483,11 @@ class MainWindow(QMainWindow):
         self.statusBarWidget.show_error(UNCAUGHT_ERROR)
 
     # ------------------------------------------------------------------ worker -> views
-    @Slot(str)
-    def _model_loading(self, stage: str) -> None:
-        self._model_info = None
-        self.modelStatus.loading(self._model_source())
-
     @Slot(object)
     def _model_loaded(self, info: ModelInfo) -> None:
-        self._model_info = info
-        self.modelStatus.ready(info.source, f"{info.device} · {info.precision}")
-        self.statusBarWidget.set_model_state(self.modelStatus.state, info)
         if not self._notices and self.modelStatus.server_url is None:
             self.statusBarWidget.show_message(f"Model ready on {info.device} ({info.precision}).")
         self._notices = []  # shown past the first load; the next message replaces them
-
-    @Slot(str)
-    def _model_failed(self, reason: str) -> None:
-        self._model_info = None
-        self.modelStatus.failed(self._model_source(), reason)
-        if self.modelStatus.server_url is not None:  # rendering on a server: said, not shown
-            self.statusBarWidget.show_error(reason)
-
-    @Slot(str)
-    def _model_missing(self, source: str) -> None:
-        from studio.engine.hub_download import arrived_bytes
-
-        self._model_info = None
-        self.setupCard.set_arrived(arrived_bytes(source))
-        self.modelStatus.not_downloaded(source)
 
     @Slot(object)
     def _accel_availability(self, availability: dict) -> None:
@@ -705,7 +553,7 @@ class MainWindow(QMainWindow):
     @Slot(int, str)
     def _failed(self, job: int, sentence: str) -> None:
         if self.modelStatus.server_url is not None and job in self._jobs:
-            self._probe_server()  # a render the server refused: does it still answer?
+            self.modelSetup.probe_server()  # a render the server refused: does it still answer?
         view = self._job_ended(job)
         if view is not None:
             view.on_failed(sentence)
@@ -782,7 +630,6 @@ class MainWindow(QMainWindow):
             if self._player is not None:
                 self._player.close()
             self.scriptView.close_project()
-            for download in (self.settingsView.download, self.asrDownload.download):
-                download.cancel()  # stops at its next chunk; what arrived resumes next time
+            self.modelSetup.shutdown()
             self._stopped = bool(self._controller.shutdown())
         return self._stopped

@@ -78,7 +78,7 @@ def test_download_shows_bytes_then_the_transcription_runs(qtbot, tmp_path, clip)
     panel.transcribeButton.click()
     box = question(qtbot)
     box.findChild(type(box.buttons()[0]), "asrDownloadButton").click()
-    dialog = window.asrDownload.dialog
+    dialog = window.modelSetup.asr.dialog
     assert isinstance(dialog, QProgressDialog) and dialog.isVisible()
     qtbot.waitUntil(lambda: "400.0 MB of 1.6 GB" in dialog.labelText(), timeout=3000)
     assert dialog.labelText().endswith("400.0 MB of 1.6 GB · 20.0 MB/s · 60 s left")
@@ -86,7 +86,7 @@ def test_download_shows_bytes_then_the_transcription_runs(qtbot, tmp_path, clip)
     gate.set()
     qtbot.waitUntil(lambda: bool(controller.named("transcribe")), timeout=5000)
     assert controller.named("transcribe")[0][2] == clip
-    assert window.asrDownload.dialog is None
+    assert window.modelSetup.asr.dialog is None
 
 
 def test_generate_with_an_empty_transcript_asks_too(qtbot, tmp_path, clip):

@@ -145,7 +145,7 @@ def test_the_window_hands_the_worker_its_backend(qtbot, settings):
     probe.failed.emit(down)
     assert model.text() == "Failed" and model.toolTip() == down
     assert not generate.isEnabled() and "asked again" in generate.toolTip()
-    assert window._serverRetry.isActive()  # asked again in a while
+    assert window.modelSetup.retry.isActive()  # asked again in a while
     probe.succeeded.emit("Connected to omnivoice-desktop at http://gpu-box:8000.")
     assert model.text() == "Server: gpu-box:8000" and generate.isEnabled()
     window.cloneView.form.show_message(down)

@@ -139,7 +139,7 @@ def test_render_on_a_server_opens_the_backend_settings(qtbot, settings, controll
     assert window.focusWidget() is window.settingsView.backendCombo
     settings.set_value("backend/url", "http://gpu-box:8000")
     settings.set_value("backend/kind", "remote")
-    window._serverProbe.succeeded.emit("Connected.")
+    window.modelSetup.probe.succeeded.emit("Connected.")
     assert window.statusBarWidget.modelLabel.text() == "Server: gpu-box:8000"
     window.show_view("clone")
     assert window.stack.currentWidget() is window.cloneView  # a server renders: no card
