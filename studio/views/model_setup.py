@@ -166,11 +166,12 @@ class ModelSetup(QObject):
             self.card.show_problem(sentence)
             return
         self.card.clear_problem()
+        self.status.loading(folder)
         if window._model_override is not None or window._settings.override("model/source"):
             window._model_override = folder  # set for this session (--model or OMNIVOICE_MODEL)
-        else:
-            window._settings.set_value("model/source", folder)  # saved; Settings shows it
-        window.load_model()
+            window.load_model()
+        else:  # saved; Settings shows it and reloads, as for any change of the model setting
+            window._settings.set_value("model/source", folder)
 
     def _show_backend_settings(self) -> None:
         self._window.show_view("settings")

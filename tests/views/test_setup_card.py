@@ -89,8 +89,10 @@ def test_choose_a_folder_checks_it_on_the_worker_then_it_becomes_the_model(qtbot
     card.folder_chosen.emit(good)
     controller.worker.folder_checked.emit(good, "")
     assert settings.value("model/source") == good
-    assert controller.named("load_model")[loads:][0][1].source == good
     assert window.statusBarWidget.modelLabel.text() == "Loading"
+    qtbot.waitUntil(lambda: len(controller.named("load_model")) > loads, timeout=3000)
+    qtbot.wait(600)  # Settings' reload is the only one: the model loads once
+    assert [c[1].source for c in controller.named("load_model")[loads:]] == [good]
     assert window.stack.currentWidget() is window.cloneView  # the card goes while it loads
 
 
