@@ -7,33 +7,9 @@ renders."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 
-import pytest
 from studio_process import SCREENS, Studio, pick_reference, wait_takes
-
-
-@pytest.fixture
-def laptop_display():
-    """An X server with a 1366×768 screen, the laptop the issue was seen on."""
-    binary = shutil.which("Xvfb")
-    if binary is None:
-        pytest.fail("Xvfb is not installed (apt-get install xvfb); this journey needs it")
-    read, write = os.pipe()
-    server = subprocess.Popen([binary, "-displayfd", str(write), "-screen", "0", "1366x768x24",
-                               "-nolisten", "tcp"], pass_fds=(write,),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
-    with os.fdopen(read) as pipe:
-        number = pipe.readline().strip()
-    if not number:
-        server.kill()
-        pytest.fail("Xvfb did not start")
-    yield f":{number}"
-    server.terminate()
-    server.wait(10)
 
 
 def shoot(studio: Studio, name: str):
