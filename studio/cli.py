@@ -108,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_remote.add_arguments(synth)
 
-    download = commands.add_parser("download", help="download the model into the Hugging Face cache")
+    download = commands.add_parser("download", help="download the model into the data folder (resumes)")
     download.add_argument("repo", nargs="?", default=None, help="repo id (default k2-fsa/OmniVoice)")
 
     cache = commands.add_parser("cache", help="the cache of encoded reference clips (voice prompts)")
@@ -563,12 +563,27 @@ def run_cache(args) -> dict:
 
 
 def run_download(args) -> None:
-    from studio.engine.checkpoint import DEFAULT_REPO, LICENSE_NOTICE, download_checkpoint
+    """The studio's own resumable download (the setup card's), with one progress line."""
+    from studio.engine.hub_download import (
+        DEFAULT_REPO,
+        LICENSE_NOTICE,
+        describe_progress,
+        download_folder,
+        download_repo,
+    )
 
     repo = args.repo or DEFAULT_REPO
     print(LICENSE_NOTICE, file=sys.stderr)
     print(f"Downloading {repo} ...", file=sys.stderr)
-    path = download_checkpoint(repo)
+    live = sys.stderr.isatty()
+
+    def show(progress) -> None:
+        if live:
+            print(f"\r{describe_progress(progress)}   ", end="", file=sys.stderr, flush=True)
+
+    path = download_repo(repo, download_folder(repo), on_progress=show)
+    if live:
+        print(file=sys.stderr)
     print(f"Done: {path}", file=sys.stderr)
 
 

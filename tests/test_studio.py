@@ -187,11 +187,19 @@ def test_a_failing_job_shows_its_reason_on_the_status_bar(qtbot, studio, tmp_pat
     view = window.cloneView
     assert view.reference.set_reference(clip)
     view.form.set_text("Clone this without a transcript.")
-    # No transcript and no way to load Whisper offline: one sentence, no traceback.
+    # No transcript and Whisper not here: the window asks before any download ...
+    qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.findChild(object, "asrDownloadQuestion") is not None,
+                    timeout=5_000)
+    window.findChild(object, "asrDownloadQuestion").findChild(object, "asrTypeButton").click()
+    assert not view.form.is_busy()
+    # ... and a job that still needs it (the window told it is there) fails in one
+    # sentence, without downloading or a traceback.
+    window.modelSetup.asr._on_disk = lambda model: model
     with after_worker(qtbot, controller.worker.failed, timeout=60_000) as failed:
         qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
     reason = failed.args[1]
-    assert "transcri" in reason.lower() and "\n" not in reason
+    assert reason.startswith("Transcribing needs the speech recognition model") and "\n" not in reason
     status = window.findChild(object, "statusMessage")
     qtbot.waitUntil(lambda: reason in status.toolTip() + status.text(), timeout=5_000)
     # The worker is still fine afterwards.

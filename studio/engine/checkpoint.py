@@ -17,20 +17,12 @@ from pathlib import Path
 
 import torch
 
-from studio.engine.errors import UserError
+from studio.engine.errors import ModelNotDownloaded, UserError
+from studio.engine.hub_download import DEFAULT_REPO, LICENSE_NOTICE  # noqa: F401  (the CLI reads them here)
 from studio.engine.model import AudioSpec, OmniVoiceNet
 
 log = logging.getLogger(__name__)
 
-DEFAULT_REPO = "k2-fsa/OmniVoice"
-
-LICENSE_NOTICE = (
-    "The OmniVoice weights (k2-fsa/OmniVoice) are released under CC BY-NC 4.0: "
-    "non-commercial use only, with attribution.\n"
-    "The bundled audio codec (HiggsAudioV2 tokenizer, by Boson AI) is under its own "
-    "Boson Higgs Audio community license.\n"
-    "Read both on the model page before you use the audio you make."
-)
 
 TOKENIZER_FILES = ("tokenizer_config.json",)
 TOKENIZER_VOCAB = (("tokenizer.json",), ("vocab.json", "merges.txt"))
@@ -160,37 +152,26 @@ def inspect_checkpoint(root: str | Path) -> CheckpointInfo:
 
 
 def resolve_checkpoint(source: str | Path | None) -> Path:
-    """A local folder as is; a repo id through the hub cache, never downloading."""
+    """A local folder as is; a repo id through the studio's own download (the setup card's)
+    or the hub cache (``omnivoice-desktop download``), never downloading."""
+    from studio.engine.hub_download import downloaded_folder
+
     source = str(source or DEFAULT_REPO)
     path = Path(source).expanduser()
     if path.exists() or source.startswith((".", "/", "~")) or source.count("/") != 1:
         return path
+    own = downloaded_folder(source)
+    if own is not None:
+        return own
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
     try:
         return Path(snapshot_download(source, local_files_only=True))
     except LocalEntryNotFoundError:
-        raise UserError(
+        raise ModelNotDownloaded(
             f"The model {source} is not downloaded yet; run `omnivoice-desktop download {source}` "
             "while online, or pass --model with a local checkpoint folder."
-        ) from None
-
-
-def download_checkpoint(repo: str = DEFAULT_REPO) -> Path:
-    """Fetch a repo into the hub cache with progress bars; resumes partial downloads."""
-    from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
-
-    try:
-        return Path(snapshot_download(repo))
-    except RepositoryNotFoundError:
-        raise UserError(f"There is no model {repo} on the Hugging Face hub; check the repo id.") from None
-    except (HfHubHTTPError, OSError) as exc:
-        log.info("download of %s failed: %r", repo, exc)
-        raise UserError(
-            f"Cannot download {repo} from the Hugging Face hub ({type(exc).__name__}); check your "
-            "connection and run the download again, it resumes where it stopped."
         ) from None
 
 

@@ -122,6 +122,9 @@ class GenerateForm(QWidget):
         self.livePreview = LivePreview(player)  # the first take while it renders
         self._clock = _StepClock(clock)
         self._busy = False
+        # The window's model state (studio.model_state): its words when idle, and why
+        # Generate is disabled ("" while a model or a server can render).
+        self._idle_text, self._blocked = "Ready", ""
         self._build()
         self._connect()
         self.set_busy(False)
@@ -444,7 +447,7 @@ class GenerateForm(QWidget):
 
     # ------------------------------------------------------------------ intents
     def _request_generate(self) -> None:
-        if not self._busy:
+        if not self._busy and not self._blocked:
             self.generate_requested.emit()
 
     def _request_cancel(self) -> None:
@@ -562,7 +565,7 @@ class GenerateForm(QWidget):
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
-        self.generateButton.setEnabled(not busy)
+        self.generateButton.setEnabled(not busy and not self._blocked)
         self.cancelButton.setEnabled(busy)
         # Esc belongs to the rest of the window unless there is something to cancel.
         self.cancelShortcut.setEnabled(busy)
@@ -577,6 +580,16 @@ class GenerateForm(QWidget):
 
     def is_busy(self) -> bool:
         return self._busy
+
+    def set_model_state(self, label: str, blocked_reason: str) -> None:
+        """The model state's words for the idle progress bar, and why Generate is disabled
+        ("" to enable it): shown as the button's tooltip and the bar's description."""
+        self._idle_text, self._blocked = label, blocked_reason
+        self.generateButton.setEnabled(not self._busy and not blocked_reason)
+        self.generateButton.setToolTip(blocked_reason or
+                                       "Render the text with these settings (Ctrl+Enter)")
+        if not self._busy and self.progressBar.maximum() == 1 and self.progressBar.value() == 0:
+            self.reset_progress()
 
     def set_progress(self, step: int, steps: int, chunk: int, chunks: int) -> None:
         """Show decoding progress; step and chunk count from 1, as the engine reports them."""
@@ -605,8 +618,9 @@ class GenerateForm(QWidget):
         self._clock.reset()
         self.progressBar.setRange(0, 1)
         self.progressBar.setValue(0)
-        self.progressBar.setFormat("Ready")
-        self.progressBar.setAccessibleDescription("Ready")
+        self.progressBar.setFormat(self._idle_text)
+        self.progressBar.setToolTip(self._blocked or "Decoding progress and the estimated time left")
+        self.progressBar.setAccessibleDescription(self._blocked or self._idle_text)
 
     def progress_text(self) -> str:
         return self.progressBar.format()

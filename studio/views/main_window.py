@@ -27,10 +27,12 @@ from PySide6.QtWidgets import (
 
 from studio import __version__
 from studio.engine.errors import UserError
+from studio.model_state import ModelState
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
 from studio.views.menus import Menus
+from studio.views.model_setup import ModelSetup
 from studio.views.script_view import ScriptView
 from studio.views.settings_view import SettingsView
 from studio.views.status_bar import StatusBar
@@ -113,7 +115,8 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings, controller, player=None, *,
                  model_override: str | None = None, audio_status=None, recorder=None,
-                 accel_probe=None, parent: QWidget | None = None):
+                 accel_probe=None, downloader=None, asr_downloader=None, asr_on_disk=None,
+                 server_probe=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle("OmniVoice Desktop")
@@ -136,13 +139,20 @@ class MainWindow(QMainWindow):
         self.designView = DesignView(player, recorder=recorder, audio_status=audio_status)
         self.voicesView = VoicesView(player)
         session = {"model/source": ("--model", model_override)} if model_override else None
+        more = {"downloader": downloader} if downloader is not None else {}
         self.settingsView = SettingsView(settings, audio_status=audio_status,
-                                         session_overrides=session, probe=accel_probe)
+                                         session_overrides=session, probe=accel_probe, **more)
         self.takesPanel = TakesPanel(player, controller=controller, audio_status=audio_status)
         self.scriptView = ScriptView(player if self._can_play else None,
                                      takes=self.takesPanel.library)
         self.statusBarWidget = StatusBar()
         self.setStatusBar(self.statusBarWidget)
+        # The model state, the first-run setup card and the questions before downloads.
+        self.modelSetup = ModelSetup(self, self._show_model_state,
+                                     lambda: backend_config(self._settings),
+                                     asr_downloader=asr_downloader, asr_on_disk=asr_on_disk,
+                                     server_probe=server_probe)
+        self.setupCard, self.modelStatus = self.modelSetup.card, self.modelSetup.status
         self._build()
         self._wire()
         self.undoStack = UndoStack(self)  # every destructive edit outside a script project
@@ -181,7 +191,8 @@ class MainWindow(QMainWindow):
             item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{VIEW_TITLES[name]} view")
             self.sidebar.addItem(item)
             self.stack.addWidget(view)
-        self.sidebar.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.stack.addWidget(self.setupCard)
+        self.sidebar.currentRowChanged.connect(self._show_page)
         panel = QFrame()
         panel.setObjectName("sidebarPanel")
         panel.setFixedWidth(SIDEBAR_WIDTH)
@@ -235,9 +246,8 @@ class MainWindow(QMainWindow):
         script.play_failed.connect(self.statusBarWidget.show_error)
         worker.line_rendered.connect(self._line_rendered)
         worker.lines_finished.connect(self._lines_finished)
-        worker.model_loading.connect(self._model_loading)
+        self.modelSetup.wire()  # the worker's model signals, first: the state is set by then
         worker.model_loaded.connect(self._model_loaded)
-        worker.model_failed.connect(self._model_failed)
         worker.progress.connect(self._progress)
         worker.chunk_ready.connect(self._chunk_ready)
         worker.finished.connect(self._finished)
@@ -281,21 +291,41 @@ class MainWindow(QMainWindow):
         self.sidebar.setCurrentRow(VIEWS.index(name))
 
     def current_view(self) -> str:
-        return VIEWS[max(0, self.stack.currentIndex())]
+        return VIEWS[max(0, self.sidebar.currentRow())]
+
+    @Slot(int)
+    def _show_page(self, row: int) -> None:
+        """The row's page, or the setup card while that page cannot render."""
+        if self.modelSetup.covers(VIEWS[max(0, row)]):
+            self.stack.setCurrentWidget(self.setupCard)
+        else:
+            self.stack.setCurrentIndex(max(0, row))
+
+    def _show_model_state(self, state: ModelState) -> None:
+        """Every widget that shows the one model state."""
+        self.statusBarWidget.set_model_state(state, self.modelSetup.info)
+        for view in (self.cloneView, self.designView):
+            view.form.set_model_state(state.label, state.generate_reason())
+        self.setupCard.set_state(state)
+        self._show_page(self.sidebar.currentRow())
 
     # ------------------------------------------------------------------ intents -> controller
     def load_model(self) -> None:
         """Load (or reload) the model the settings describe, on the worker thread; while
         Generate renders on a speech server, only when a job needs it there."""
         request = load_request(self._settings, self._model_override)
-        if backend_config(self._settings) is not None:
-            self.statusBarWidget.set_model_deferred(request.source)
+        config = backend_config(self._settings)
+        self.modelSetup.loading(request.source, config)
+        if config is not None:
             self._controller.defer_model(request)
             return
-        self.statusBarWidget.set_model_loading(f"Loading {request.source} …")
         self._controller.load_model(request)
 
     def _render(self, view, request: RenderRequest) -> None:
+        if (request.reference is not None and not (request.ref_text or "").strip()
+                and request.voice_id is None and self.modelStatus.server_url is None
+                and not self.modelSetup.asr_ready(view, lambda: self._render(view, request))):
+            return  # an empty transcript is transcribed first: asked before a download
         if self._can_play and self._settings.value("audio/play_while_rendering"):
             request = dataclasses.replace(request, stream=True)
         job = self._controller.render(request)
@@ -375,6 +405,8 @@ class MainWindow(QMainWindow):
                 self._controller.cancel(job)
 
     def _transcribe(self, view, path) -> None:
+        if not self.modelSetup.asr_ready(view, view.reference.transcribeButton.click):
+            return
         job = self._controller.transcribe(path)
         self._transcriptions[job] = (view, path)
         self.statusBarWidget.show_message(f"Transcribing {path.name} …")
@@ -447,7 +479,15 @@ class MainWindow(QMainWindow):
         elif key.startswith("backend/"):
             config = backend_config(self._settings)
             self._controller.set_backend(config)
-            self.statusBarWidget.set_backend(config.url if config else None)
+            if (config.url if config else None) != self.modelStatus.server_url:
+                # A server's error said on a view no longer applies once renders go elsewhere.
+                for message in (self.cloneView.form.message, self.designView.form.message,
+                                self.scriptView.notice):
+                    if message.is_error():
+                        message.clear_message()
+                if self.statusBarWidget.is_error():
+                    self.statusBarWidget.show_message("")
+            self.modelSetup.use_backend(config)
 
     def show_notice(self, sentence: str) -> None:
         """An error sentence for the start of the session (the last one crashed, an
@@ -465,20 +505,11 @@ class MainWindow(QMainWindow):
         self.statusBarWidget.show_error(UNCAUGHT_ERROR)
 
     # ------------------------------------------------------------------ worker -> views
-    @Slot(str)
-    def _model_loading(self, stage: str) -> None:
-        self.statusBarWidget.set_model_loading(stage)
-
     @Slot(object)
     def _model_loaded(self, info: ModelInfo) -> None:
-        self.statusBarWidget.set_model_loaded(info)
-        if not self._notices:
+        if not self._notices and self.modelStatus.server_url is None:
             self.statusBarWidget.show_message(f"Model ready on {info.device} ({info.precision}).")
         self._notices = []  # shown past the first load; the next message replaces them
-
-    @Slot(str)
-    def _model_failed(self, reason: str) -> None:
-        self.statusBarWidget.set_model_failed(reason)
 
     @Slot(object)
     def _accel_availability(self, availability: dict) -> None:
@@ -543,6 +574,8 @@ class MainWindow(QMainWindow):
 
     @Slot(int, str)
     def _failed(self, job: int, sentence: str) -> None:
+        if self.modelStatus.server_url is not None and job in self._jobs:
+            self.modelSetup.probe_server()  # a render the server refused: does it still answer?
         view = self._job_ended(job)
         if view is not None:
             view.on_failed(sentence)
@@ -619,5 +652,6 @@ class MainWindow(QMainWindow):
             if self._player is not None:
                 self._player.close()
             self.scriptView.close_project()
+            self.modelSetup.shutdown()
             self._stopped = bool(self._controller.shutdown())
         return self._stopped

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.engine.accel_probe import ACCEL_LABELS
+from studio.engine.hub_download import describe_progress
 from studio.settings import ACCEL_MODES, BY_KEY, Settings
 from studio.views.connection_test import ConnectionTest
 from studio.views.model_download import (
@@ -98,6 +99,8 @@ class SettingsView(QWidget):
         self._download = ModelDownload(downloader, self)
         self._download.done.connect(self._download_done)
         self._download.failed.connect(self._download_failed)
+        self._download.cancelled.connect(self._download_failed)
+        self._download.progress.connect(self._download_progress)
         self._reload_timer = QTimer(self)
         self._reload_timer.setSingleShot(True)
         self._reload_timer.setInterval(RELOAD_DELAY_MS)
@@ -137,7 +140,7 @@ class SettingsView(QWidget):
         layout.addWidget(self._other_section())
         layout.addStretch(1)
 
-        scroll = QScrollArea()
+        self._scroll = scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -560,6 +563,12 @@ class SettingsView(QWidget):
         self.testButton.setEnabled(remote)
         self._refresh_download_button()
 
+    def show_backend(self) -> None:
+        """Bring the Backend section into view with its first control focused (the setup
+        card's Render on a server…)."""
+        self._scroll.ensureWidgetVisible(self.backendUrlEdit, 50, 120)
+        self.backendCombo.setFocus(Qt.FocusReason.OtherFocusReason)
+
     def effective(self, key: str):
         if key in self._session:
             return self._session[key][1]
@@ -664,12 +673,18 @@ class SettingsView(QWidget):
             else "Downloading…" if self.is_downloading()
             else "Type a repo id such as k2-fsa/OmniVoice to download it")
 
-    def start_download(self) -> bool:
-        """Confirm the license, then fetch the repo on a background thread."""
-        repo = self.sourceEdit.text().strip()
+    @property
+    def download(self) -> ModelDownload:
+        """The studio's one model download (the setup card shows and cancels it too)."""
+        return self._download
+
+    def start_download(self, repo: str | None = None, *, confirmed: bool = False) -> bool:
+        """Confirm the license (unless the caller showed it), then fetch the repo on a
+        background thread; ``repo`` defaults to the Model field's."""
+        repo = (repo or self.sourceEdit.text()).strip()
         if not looks_like_repo(repo) or self.is_downloading():
             return False
-        if not self._confirm(self, repo):
+        if not confirmed and not self._confirm(self, repo):
             return False
         self.downloadMessage.clear_message()
         self.downloadProgress.setFormat(f"Downloading {repo} … (an interrupted download resumes)")
@@ -691,6 +706,13 @@ class SettingsView(QWidget):
         else:
             self._write("model/source", repo)
         self.download_finished.emit(path)
+
+    @Slot(str, object)
+    def _download_progress(self, repo: str, progress) -> None:
+        if progress.total:
+            self.downloadProgress.setRange(0, 1000)
+            self.downloadProgress.setValue(int(1000 * progress.done / progress.total))
+        self.downloadProgress.setFormat(f"Downloading {repo}: {describe_progress(progress)}")
 
     @Slot(str, str)
     def _download_failed(self, repo: str, sentence: str) -> None:

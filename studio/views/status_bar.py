@@ -1,5 +1,6 @@
-"""StatusBar: the last message or error, model state, device and precision, and the
-acceleration badge.
+"""StatusBar: the last message or error, the model state (studio.model_state: Not
+downloaded, Downloading, Loading, Ready, Failed, Server: host), device and precision,
+and the acceleration badge.
 
 The badge has three states: *requested* (asked for, not confirmed by the worker
 yet), *active* (the worker runs what was asked) and *fell back* (the worker runs
@@ -16,6 +17,7 @@ from PySide6.QtGui import QPainter, QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
 from studio.engine.accel_probe import ACCEL_LABELS
+from studio.model_state import ModelState, Phase
 from studio.worker.jobs import AccelState, ModelInfo
 
 REQUESTED, ACTIVE, FELL_BACK, OFF = "requested", "active", "fell back", "off"
@@ -30,11 +32,12 @@ BADGE_COLORS = {
 ERROR_STYLE = "QLabel { color: #b71c1c; font-weight: 600; }"
 INFO_STYLE = ""
 MODEL_STYLES = {
-    "none": "QLabel { color: palette(placeholder-text); }",
-    "deferred": "QLabel { color: palette(placeholder-text); }",
-    "loading": "QLabel { color: #7a5200; }",
-    "ready": "QLabel { color: #1e6b2a; }",
-    "failed": "QLabel { color: #b71c1c; font-weight: 600; }",
+    Phase.NOT_DOWNLOADED: "QLabel { color: #7a5200; font-weight: 600; }",
+    Phase.DOWNLOADING: "QLabel { color: #7a5200; }",
+    Phase.LOADING: "QLabel { color: #7a5200; }",
+    Phase.READY: "QLabel { color: #1e6b2a; }",
+    Phase.FAILED: "QLabel { color: #b71c1c; font-weight: 600; }",
+    Phase.SERVER: "QLabel { color: palette(highlight); font-weight: 600; }",
 }
 
 
@@ -121,75 +124,55 @@ class StatusBar(QStatusBar):
         self.firstAudioLabel.setToolTip("How long the last render took from Generate to its "
                                         "first audio (Play as it renders)")
         self.firstAudioLabel.hide()
-        self.backendLabel = QLabel()
-        self.backendLabel.setObjectName("backendLabel")
-        self.backendLabel.setAccessibleName("Where renders run")
-        self.backendLabel.setStyleSheet("QLabel { color: palette(highlight); font-weight: 600; }")
-        self.backendLabel.hide()
         self.badge = QLabel()
         self.badge.setObjectName("accelBadge")
         self.badge.setAccessibleName("Acceleration")
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
         self.addWidget(self.messageLabel, 1)
-        for widget in (self.firstAudioLabel, self.backendLabel, self.modelLabel,
+        for widget in (self.firstAudioLabel, self.modelLabel,
                        self.deviceLabel, self.badge):
             widget.setContentsMargins(8, 0, 8, 0)
             self.addPermanentWidget(widget)
-        self.set_no_model()
+        self.set_model_state(ModelState(Phase.LOADING))
         self.set_accel_requested("off")
         self.show_message("")
 
     # ------------------------------------------------------------------ model
-    def set_no_model(self) -> None:
-        self._model_state("none", "No model", "No model is loaded; choose one in Settings.")
-        self.deviceLabel.setText("")
-        self.deviceLabel.hide()
-
-    def set_model_loading(self, stage: str) -> None:
-        text = stage if stage.startswith("Loading") else f"Loading {stage}"
-        self._model_state("loading", "Loading …", text)
-
-    def set_model_loaded(self, info: ModelInfo) -> None:
-        self._model_state("ready", f"Ready: {short_source(info.source)}",
-                          f"Model loaded from {info.source} ({info.sample_rate} Hz output)")
-        self.deviceLabel.setText(f"{info.device} · {info.precision}")
-        why = f" ({info.precision_reason})" if info.precision_reason else ""
-        self.deviceLabel.setToolTip(f"The model runs on {info.device} in {info.precision}{why}.")
-        self.deviceLabel.show()
-
-    def set_model_deferred(self, source: str) -> None:
-        self._model_state("deferred", "Local model: not loaded",
-                          f"Generate renders on the speech server, so {short_source(source)} "
-                          "is not loaded here; it loads when something needs it here: "
-                          "transcribing a clip, saving a voice, or Backend back to This "
-                          "computer.")
-        self.deviceLabel.hide()
-
-    def set_model_failed(self, reason: str) -> None:
-        self._model_state("failed", "Model failed", reason)
-        self.show_error(reason)
-
-    def model_state(self) -> str:
-        return self.modelLabel.property("state") or ""
-
-    def _model_state(self, state: str, text: str, tooltip: str) -> None:
-        self.modelLabel.setProperty("state", state)
+    def set_model_state(self, state: ModelState, info: ModelInfo | None = None) -> None:
+        """The window's one model state, in its words; ``info`` says where a Ready model runs."""
+        tooltip = {
+            Phase.NOT_DOWNLOADED: f"{short_source(state.source)} is not on this computer yet; "
+                                  "the setup card downloads it or finds your copy.",
+            Phase.DOWNLOADING: f"Downloading {short_source(state.source)}.",
+            Phase.LOADING: f"Loading {state.source} …",
+            Phase.READY: f"Model loaded from {state.source}",
+            Phase.FAILED: state.detail,
+            Phase.SERVER: f"Generate renders on the speech server at {state.source} "
+                          "(Settings → Backend); clips are transcribed here.",
+        }[state.phase]
+        if info is not None and state.phase is Phase.READY:
+            tooltip += f" ({info.sample_rate} Hz output)"
+            self.deviceLabel.setText(f"{info.device} · {info.precision}")
+            why = f" ({info.precision_reason})" if info.precision_reason else ""
+            self.deviceLabel.setToolTip(f"The model runs on {info.device} in {info.precision}{why}.")
+        self.deviceLabel.setVisible(state.phase is Phase.READY and info is not None)
+        failed = state.phase is Phase.FAILED or (state.phase is Phase.SERVER and state.detail)
+        if failed:
+            tooltip = state.detail
+        text = ("Failed" if failed  # the sentence goes to the message, where it fits
+                else f"Ready: {short_source(state.source)}" if state.phase is Phase.READY
+                else state.label)
+        self.modelLabel.setProperty("state", state.phase.name.lower())
         self.modelLabel.setText(text)
         self.modelLabel.setToolTip(tooltip)
         self.modelLabel.setAccessibleDescription(tooltip)
-        self.modelLabel.setStyleSheet(MODEL_STYLES[state])
+        self.modelLabel.setStyleSheet(MODEL_STYLES[Phase.FAILED if failed else state.phase])
+        if failed:
+            self.show_error(state.detail)
 
-    def set_backend(self, url: str | None) -> None:
-        """Renders go to the server at ``url``; None: this machine renders."""
-        if url is None:
-            self.backendLabel.hide()
-            return
-        host = url.split("://", 1)[-1].rstrip("/")
-        self.backendLabel.setText(f"Remote: {host}")
-        self.backendLabel.setToolTip(f"Generate renders on the speech server at {url} "
-                                     "(Settings → Backend); clips are transcribed here.")
-        self.backendLabel.show()
+    def model_state(self) -> str:
+        return self.modelLabel.property("state") or ""
 
     def set_first_audio(self, seconds: float) -> None:
         """The last streamed render's time from Generate to its first audio."""

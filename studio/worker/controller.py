@@ -42,6 +42,7 @@ class WorkerController(QObject):
     # Private hops onto the worker thread (queued connections to its slots).
     _load = Signal(object)
     _defer = Signal(object)
+    _check_folder = Signal(str)
     _render = Signal(int, object, object)
     _render_lines = Signal(int, object, object)
     _transcribe = Signal(int, object)
@@ -79,6 +80,7 @@ class WorkerController(QObject):
         self.worker.moveToThread(self.thread)
         self._load.connect(self.worker.load_model)
         self._defer.connect(self.worker.defer_model)
+        self._check_folder.connect(self.worker.check_folder)
         self._render.connect(self.worker.render)
         self._render_lines.connect(self.worker.render_lines)
         self._transcribe.connect(self.worker.transcribe)
@@ -125,6 +127,10 @@ class WorkerController(QObject):
     def defer_model(self, request: LoadRequest) -> None:
         """Renders go to a speech server: load the model only when a job needs it."""
         self._defer.emit(request)
+
+    def check_folder(self, folder: str) -> None:
+        """Whether a folder holds a checkpoint, on the worker: ends in worker.folder_checked."""
+        self._check_folder.emit(str(folder))
 
     def set_accel(self, requested: str) -> None:
         self._set_accel.emit(requested)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from studio.engine.errors import UserError
+from studio.engine.errors import ModelNotDownloaded, UserError
 from studio.worker.jobs import (
     AccelState,
     LineDone,
@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 
 INTERNAL_ERROR = "An unexpected internal error stopped this job; the log file in the data folder has the details."
 NOT_LOADED = "The model is not loaded yet; wait for it or pick a model in Settings."
+NOT_A_MODEL_FOLDER = ("{folder} does not hold an OmniVoice model; choose the folder with "
+                      "config.json, model.safetensors and audio_tokenizer/ in it.")
 MAX_REMOTE_TAKES = 8  # a render's takes sent to a speech server at once
 TAKES_NOT_SAVED = "The takes could not be saved to the library; the log file in the data folder has the details."
 
@@ -60,6 +62,8 @@ class InferenceWorker(QObject):
     model_loading = Signal(str)  # a stage, for the status bar
     model_loaded = Signal(object)  # ModelInfo
     model_failed = Signal(str)
+    model_missing = Signal(str)  # the model setting (a repo id) has no copy here: offer the download
+    folder_checked = Signal(str, str)  # folder, "" when it holds a checkpoint, else the sentence
     progress = Signal(int, int, int, int, int)  # job, step, steps, chunk, chunks
     # job, studio.engine.stream.StreamChunk: the first take's audio as each chunk is decoded
     # (a render the accelerator had to start again begins again at chunk 0)
@@ -130,6 +134,25 @@ class InferenceWorker(QObject):
         self._deferred = request
         self._send_availability()  # Settings' acceleration list is filled in either way
 
+    @Slot(str)
+    def check_folder(self, folder: str) -> None:
+        """Whether ``folder`` holds an OmniVoice checkpoint, by the checks every load runs
+        first (config, tokenizer, codec, weights present); answers ``folder_checked``."""
+        if Path(folder).is_dir() and not (Path(folder) / "config.json").is_file():
+            self.folder_checked.emit(folder, NOT_A_MODEL_FOLDER.format(folder=folder))
+            return
+        try:
+            from studio.engine.checkpoint import inspect_checkpoint
+
+            inspect_checkpoint(folder)
+        except UserError as exc:
+            self.folder_checked.emit(folder, str(exc))
+        except Exception:
+            log.exception("checking the model folder %s failed", folder)
+            self.folder_checked.emit(folder, INTERNAL_ERROR)
+        else:
+            self.folder_checked.emit(folder, "")
+
     def _need_model(self) -> None:
         """Load the put-off model now, for a job that needs it here."""
         if self.engine is None and self._deferred is not None:
@@ -160,6 +183,9 @@ class InferenceWorker(QObject):
 
             load = self._load_engine or Engine.load
             engine = load(request.source, device=request.device, precision=request.precision)
+        except ModelNotDownloaded:
+            self.model_missing.emit(request.source)
+            return
         except UserError as exc:
             self.model_failed.emit(str(exc))
             return

@@ -29,14 +29,14 @@ def reference_clip(tmp_path_factory, speech) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def xvfb():
-    """A real X server (Debian's xvfb) for the journeys that also run in real windows."""
+def run_xvfb(screen: str):
+    """A real X server (Debian's xvfb) with one screen of ``screen`` ("WxHxD"); yields
+    its display name and stops it after."""
     binary = shutil.which("Xvfb")
     if binary is None:
         pytest.fail("Xvfb is not installed (apt-get install xvfb); the X11 journeys need it")
     read, write = os.pipe()
-    server = subprocess.Popen([binary, "-displayfd", str(write), "-screen", "0", "1600x1000x24",
+    server = subprocess.Popen([binary, "-displayfd", str(write), "-screen", "0", screen,
                                "-nolisten", "tcp"], pass_fds=(write,),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write)
@@ -48,6 +48,18 @@ def xvfb():
     yield f":{number}"
     server.terminate()
     server.wait(10)
+
+
+@pytest.fixture(scope="session")
+def xvfb():
+    """A real X server for the journeys that also run in real windows."""
+    yield from run_xvfb("1600x1000x24")
+
+
+@pytest.fixture
+def laptop_display():
+    """An X server with a 1366×768 screen, the laptop the first-contact issue was seen on."""
+    yield from run_xvfb("1366x768x24")
 
 
 @pytest.fixture(params=["offscreen"])

@@ -215,8 +215,8 @@ class Studio:
         """Wait until the status bar's model label says Ready; fail at once if it says failed."""
         def ready():
             label = self.get("modelState")
-            if label["text"] == "Model failed":
-                raise AssertionError(f"the model failed to load: {label['tooltip']}")
+            if label["text"] in ("Failed", "Not downloaded"):
+                raise AssertionError(f"the model did not load: {label['tooltip']}")
             return label["text"] if label["text"].startswith("Ready") else None
         return self.wait_until(ready, timeout, "the model load")
 

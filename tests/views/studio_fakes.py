@@ -36,6 +36,8 @@ class FakeWorker(QObject):
     model_loading = Signal(str)
     model_loaded = Signal(object)
     model_failed = Signal(str)
+    model_missing = Signal(str)
+    folder_checked = Signal(str, str)
     progress = Signal(int, int, int, int, int)
     chunk_ready = Signal(int, object)
     line_rendered = Signal(int, object)
@@ -53,6 +55,20 @@ class FakeWorker(QObject):
     voices_changed = Signal()
     voices_failed = Signal(str)
     voices_note = Signal(str)
+
+
+class FakeProbe(QObject):
+    """ConnectionTest's face: records each start; the test answers with its signals."""
+
+    succeeded = Signal(str)
+    failed = Signal(str)
+
+    def __init__(self):
+        super().__init__()
+        self.started: list[tuple] = []
+
+    def start(self, url, api_key, dialect) -> None:
+        self.started.append((url, api_key, dialect))
 
 
 class FakeController(QObject):
@@ -75,6 +91,9 @@ class FakeController(QObject):
 
     def load_model(self, request) -> None:
         self.calls.append(("load_model", request))
+
+    def check_folder(self, folder: str) -> None:
+        self.calls.append(("check_folder", folder))
 
     def render(self, request) -> int:
         job = next(self._ids)

@@ -12,11 +12,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, make_settings
+from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakeProbe, make_settings
 
 from studio.settings import Settings
 from studio.views.main_window import MainWindow
 from studio.views.settings_view import SettingsView
+from studio.worker.jobs import ModelInfo
 from studio.worker.remote import BackendConfig
 
 OUT = Path(__file__).resolve().parents[2] / "out" / "views"
@@ -122,18 +123,40 @@ def test_test_connection_says_why_it_cannot_in_one_sentence(qtbot, view, listing
 
 
 def test_the_window_hands_the_worker_its_backend(qtbot, settings):
-    controller = FakeController()
-    window = MainWindow(settings, controller, audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
+    controller, probe = FakeController(), FakeProbe()
+    window = MainWindow(settings, controller, audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY,
+                        server_probe=probe)
     qtbot.addWidget(window)
+    model = window.statusBarWidget.modelLabel
+    generate = window.designView.form.generateButton
     assert ("set_backend", None) in controller.calls
-    assert not window.statusBarWidget.backendLabel.isVisibleTo(window)
+    controller.worker.model_loaded.emit(ModelInfo("/m/ck_tiny", "cpu", "fp32", 24000))
+    assert model.text() == "Ready: ck_tiny" and generate.isEnabled()
     settings.set_value("backend/url", "http://gpu-box:8000")
     settings.set_value("backend/api_key", "sesame")
     settings.set_value("backend/kind", "remote")
     assert controller.calls[-1] == ("set_backend",
                                     BackendConfig("http://gpu-box:8000", "sesame", None))
-    assert window.statusBarWidget.backendLabel.text() == "Remote: gpu-box:8000"
-    assert window.statusBarWidget.backendLabel.isVisibleTo(window)
+    # Renders go to the server: never "Ready: ck_tiny", whatever is loaded here, and
+    # Generate waits until the server answers.
+    assert probe.started[-1] == ("http://gpu-box:8000", "sesame", None)
+    assert model.text() == "Connecting: gpu-box:8000" and not generate.isEnabled()
+    down = "The speech server at http://gpu-box:8000 cannot be reached; check that it runs."
+    probe.failed.emit(down)
+    assert model.text() == "Failed" and model.toolTip() == down
+    assert not generate.isEnabled() and "asked again" in generate.toolTip()
+    assert window.modelSetup.retry.isActive()  # asked again in a while
+    probe.succeeded.emit("Connected to omnivoice-desktop at http://gpu-box:8000.")
+    assert model.text() == "Server: gpu-box:8000" and generate.isEnabled()
+    window.cloneView.form.show_message(down)
+    window.scriptView.on_failed(down)
+    window.statusBarWidget.show_error(down)
     settings.set_value("backend/kind", "local")
     assert controller.calls[-1] == ("set_backend", None)
-    assert not window.statusBarWidget.backendLabel.isVisibleTo(window)
+    assert model.text() == "Ready: ck_tiny"  # the local model, as it was
+    # The server's error stays nowhere once renders run on this computer.
+    assert not window.cloneView.form.message_text()
+    assert not window.scriptView.notice.text()
+    assert not window.statusBarWidget.is_error()
+    probe.failed.emit(down)  # a late answer about the server no longer used
+    assert model.text() == "Ready: ck_tiny"

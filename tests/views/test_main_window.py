@@ -27,6 +27,7 @@ from studio.worker.jobs import AccelState, LoadRequest, ModelInfo
 
 
 def make_window(qtbot, settings: Settings, controller=None, player=None, **kwargs) -> MainWindow:
+    kwargs.setdefault("asr_on_disk", lambda model: model)  # Whisper is here (test_asr_download.py)
     window = MainWindow(settings, controller or FakeController(), player or FakePlayer(),
                         audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY, **kwargs)
     qtbot.addWidget(window)
@@ -166,6 +167,7 @@ def test_model_and_accel_signals_reach_the_status_bar(window, controller):
     assert bar.badge_state() == "fell back" and "package not installed" in badge.text()
     controller.worker.model_failed.emit("The model folder /nope does not exist.")
     assert bar.model_state() == "failed" and bar.is_error()
+    assert bar.modelLabel.text() == "Failed" and "/nope" in bar.modelLabel.toolTip()
 
 
 def test_accel_availability_comes_from_the_worker_not_the_gui_thread(qtbot, settings,

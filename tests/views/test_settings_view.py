@@ -222,7 +222,7 @@ def test_download_needs_the_license_accepted(qtbot, settings):
     asked: list[str] = []
     fetched: list[str] = []
     view = make_view(qtbot, settings, confirm=lambda parent, repo: asked.append(repo) or False,
-                     downloader=lambda repo: fetched.append(repo))
+                     downloader=lambda repo, **_: fetched.append(repo))
     view.downloadButton.click()
     assert asked == ["k2-fsa/OmniVoice"] and fetched == []
     assert not view.is_downloading()
@@ -232,7 +232,7 @@ def test_download_runs_off_the_gui_thread_and_reloads(qtbot, settings, tmp_path)
     threads: list[threading.Thread] = []
     gate = threading.Event()
 
-    def fetch(repo: str) -> Path:
+    def fetch(repo: str, **_) -> Path:
         threads.append(threading.current_thread())
         gate.wait(5)
         return tmp_path / "snapshot"
@@ -256,7 +256,7 @@ def test_offline_download_failure_is_one_sentence_inline(qtbot, settings):
     sentence = ("Cannot download k2-fsa/OmniVoice from the Hugging Face hub (ConnectError); "
                 "check your connection and run the download again, it resumes where it stopped.")
 
-    def offline(repo: str) -> Path:
+    def offline(repo: str, **_) -> Path:
         raise UserError(sentence)
 
     view = make_view(qtbot, settings, confirm=lambda parent, repo: True, downloader=offline)
@@ -267,7 +267,7 @@ def test_offline_download_failure_is_one_sentence_inline(qtbot, settings):
 
 
 def test_unexpected_download_failure_points_at_the_log(qtbot, settings):
-    def broken(repo: str) -> Path:
+    def broken(repo: str, **_) -> Path:
         raise RuntimeError("boom")
 
     view = make_view(qtbot, settings, confirm=lambda parent, repo: True, downloader=broken)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QLabel
 
+from studio.model_state import ModelState, Phase
 from studio.views.status_bar import ACTIVE, FELL_BACK, OFF, REQUESTED, StatusBar, badge_for
 from studio.worker.jobs import AccelState, ModelInfo
 
@@ -73,17 +74,27 @@ def test_badge_for_a_fallback_to_another_accelerated_path():
 
 
 def test_model_states(bar):
-    assert bar.model_state() == "none" and bar.modelLabel.text() == "No model"
-    bar.set_model_loading("Loading /models/OmniVoice …")
-    assert bar.model_state() == "loading" and bar.modelLabel.text() == "Loading …"
-    bar.set_model_loaded(ModelInfo("/models/OmniVoice", "cuda:0", "bf16", 24000, "auto: GPU supports bf16"))
+    bar.set_model_state(ModelState(Phase.NOT_DOWNLOADED, "k2-fsa/OmniVoice"))
+    assert bar.model_state() == "not_downloaded" and bar.modelLabel.text() == "Not downloaded"
+    bar.set_model_state(ModelState(Phase.DOWNLOADING, "k2-fsa/OmniVoice", percent=34))
+    assert bar.modelLabel.text() == "Downloading 34 %"
+    bar.set_model_state(ModelState(Phase.LOADING, "/models/OmniVoice"))
+    assert bar.model_state() == "loading" and bar.modelLabel.text() == "Loading"
+    assert not bar.deviceLabel.isVisibleTo(bar)
+    bar.set_model_state(ModelState(Phase.READY, "/models/OmniVoice"),
+                        ModelInfo("/models/OmniVoice", "cuda:0", "bf16", 24000,
+                                  "auto: GPU supports bf16"))
     assert bar.modelLabel.text() == "Ready: OmniVoice"
     assert "/models/OmniVoice" in bar.modelLabel.toolTip()
     assert bar.deviceLabel.text() == "cuda:0 · bf16"
     assert "auto: GPU supports bf16" in bar.deviceLabel.toolTip()  # why this precision
-    bar.set_model_failed("The model folder /x does not exist; pass a checkpoint folder.")
+    bar.set_model_state(ModelState(Phase.FAILED, "/x", "The model folder /x does not exist; "
+                                   "pass a checkpoint folder."))
     assert bar.model_state() == "failed" and bar.is_error()
     assert "does not exist" in bar.findChild(QLabel, "statusMessage").text()
+    assert not bar.deviceLabel.isVisibleTo(bar)  # no device: nothing runs
+    bar.set_model_state(ModelState(Phase.SERVER, "http://gpu-box:8000"))
+    assert bar.modelLabel.text() == "Server: gpu-box:8000"
 
 
 def test_errors_are_styled_apart_from_messages(bar):
