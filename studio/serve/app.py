@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from studio.engine.errors import UserError
 from studio.serve.formats import MEDIA_TYPES, encode
+from studio.serve.headers import SafeHeaders, header_value
 from studio.serve.renderer import QueueFull, Renderer, Ticket
 from studio.serve.request import (
     MAX_BODY_BYTES,
@@ -53,6 +54,7 @@ def error(status: int, sentence: str, headers: dict | None = None) -> JSONRespon
 
 def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> FastAPI:
     app = FastAPI(title=SERVER_NAME, docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(SafeHeaders)
     started = time.time()
 
     @app.exception_handler(RequestError)
@@ -135,9 +137,8 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
         headers = {"X-Seed": str(parsed.seed if parsed.seed is not None else voice.seed),
                    "X-Model": renderer.model_id,
                    "X-Audio-Sample-Rate": str(renderer.engine.sample_rate)}
-        if notes:  # a header is latin-1: whatever the user typed in it goes escaped
-            headers["X-Warning"] = " ".join(notes)[:500].encode("ascii", "backslashreplace") \
-                .decode("ascii")
+        if notes:  # quotes what the user typed: escaped, so it cannot end the header
+            headers["X-Warning"] = header_value(" ".join(notes)[:500])
         first = await next_event(ticket, request)
         if first is None:
             return Response(status_code=499)  # the client left; nobody reads this
