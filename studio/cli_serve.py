@@ -20,7 +20,8 @@ def add_parser(commands) -> None:
                        help="address to listen on (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--api-key", default=None,
-                       help="require this key (Authorization: Bearer KEY) on every request")
+                       help="require this key (Authorization: Bearer KEY) on every request but "
+                            "/health; an empty key is an error")
     serve.add_argument("--model", help="checkpoint folder or Hugging Face repo id")
     serve.add_argument("--queue", type=_positive_int, default=16,
                        help="requests queued or rendering before more get 429 (default 16)")
@@ -39,6 +40,31 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def check_api_key(key: str | None) -> str | None:
+    """The key to require, or None when none was given. An empty or blank key is an
+    error (an unset variable in ``--api-key "$KEY"`` must not switch the check off), and
+    so is one no client could send in an Authorization header."""
+    from studio.engine.errors import UserError
+
+    if key is None:
+        return None
+    if not key.strip():
+        raise UserError("The API key is empty (an unset variable?); give a real key with "
+                        "--api-key KEY, or leave --api-key out to serve without one.")
+    if key != key.strip() or not all(" " <= ch <= "~" for ch in key):
+        raise UserError("The API key must be printable ASCII that neither starts nor ends "
+                        "with a space, as clients send it in a header; choose another key.")
+    return key
+
+
+def open_network_warning(host: str, api_key: str | None) -> str | None:
+    """What to say when the server is reachable from other machines without a key."""
+    if _loopback(host) or api_key:
+        return None
+    return (f"serving on {host} with no API key: anyone who can reach this machine can "
+            "render (require one with --api-key KEY).")
+
+
 def run(args: argparse.Namespace, studio_model: str | None = None) -> int:
     import uvicorn
 
@@ -50,15 +76,16 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> int:
 
     if not 0 < args.port < 65536:
         raise UserError(f"The port must be from 1 to 65535; got {args.port}.")
-    if not _loopback(args.host) and not args.api_key:
-        print(f"warning: serving on {args.host} without --api-key: anyone who can reach this "
-              "machine can render.", file=sys.stderr)
+    api_key = check_api_key(args.api_key)
+    warning = open_network_warning(args.host, api_key)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     renderer = Renderer(args.model or studio_model, device=args.device,
                         precision=args.precision, limit=args.queue, batch=args.batch,
                         data_root=data_dir())
     with _library_chatter_to_log():
         renderer.start()
-    app = create_app(renderer, args.api_key, data_dir())
+    app = create_app(renderer, api_key, data_dir())
     # log_config=None: uvicorn's loggers propagate to the root logger (the log file).
     config = uvicorn.Config(app, host=args.host, port=args.port, log_config=None,
                             access_log=False, timeout_graceful_shutdown=5)
