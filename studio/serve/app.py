@@ -40,8 +40,9 @@ log = logging.getLogger(__name__)
 
 SERVER_NAME = "omnivoice-desktop"  # what /v1/models and /health say, for client detection
 DISCONNECT_POLL_S = 0.5  # how often a waiting request checks that its client is still there
-_TYPES = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error",
-          413: "request_too_large", 422: "invalid_request_error", 429: "rate_limit_error"}
+_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+          404: "not_found_error", 408: "timeout_error", 413: "request_too_large",
+          421: "invalid_request_error", 422: "invalid_request_error", 429: "rate_limit_error"}
 
 
 def error(status: int, sentence: str, headers: dict | None = None) -> JSONResponse:
