@@ -108,7 +108,8 @@ class GuardedH11Protocol(H11Protocol):
         from studio.serve.app import error
 
         body = error(status, sentence).body
-        head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\ncontent-type: application/json\r\n"
+        head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
+                "content-type: application/json\r\n"
                 f"content-length: {len(body)}\r\nconnection: close\r\n\r\n")
         self.transport.write(head.encode("ascii") + body)
         self.transport.close()
