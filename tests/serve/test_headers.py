@@ -81,3 +81,23 @@ def test_every_header_of_every_response_is_escaped_on_its_way_out():
 
     asyncio.run(SafeHeaders(app)({"type": "http"}, None, send))
     assert sent[0]["headers"] == [(b"x-later", b"a\\nb\\x00\\xe9")]
+
+
+def test_any_text_makes_a_header_h11_sends():
+    """The class, fuzzed: whatever a request carries, the escaped value is one that h11
+    (what uvicorn writes responses with) accepts in a header."""
+    import h11
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(max_size=300))
+    def check(text):
+        value = header_value(text)
+        server = h11.Connection(h11.SERVER)
+        server.receive_data(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        server.next_event()
+        server.send(h11.Response(status_code=200, headers=[("X-Warning", value)]))
+        assert value == header_value(value)
+
+    check()
