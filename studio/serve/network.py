@@ -208,8 +208,10 @@ def protect(app, policy: NetPolicy, limits: Limits):
     if policy.origins:  # a page of an allowed origin must be able to preflight and read
         from starlette.middleware.cors import CORSMiddleware
 
+        # Any request header (the OpenAI SDKs add their own), and a page on the internet
+        # may call a server on this machine (Chrome's Private Network Access preflight):
+        # the user named the origin.
         inner = CORSMiddleware(inner, allow_origins=sorted(policy.origins),
-                               allow_methods=("GET", "POST"),
-                               allow_headers=("Authorization", "Content-Type"),
-                               expose_headers=EXPOSED_HEADERS)
+                               allow_methods=("GET", "POST"), allow_headers=("*",),
+                               allow_private_network=True, expose_headers=EXPOSED_HEADERS)
     return HostOriginGuard(inner, policy)

@@ -89,9 +89,11 @@ def test_this_machines_names_and_the_allowed_ones_are_served(open_server, host):
 def test_an_allowed_page_renders_and_can_read_the_answer(open_server):
     preflight = httpx.options(open_server.url + "/v1/audio/speech", headers={
         "Origin": PAGE, "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization, content-type"})
+        "Access-Control-Request-Headers": "authorization, content-type, x-stainless-os",
+        "Access-Control-Request-Private-Network": "true"})
     assert preflight.status_code == 200
     assert preflight.headers["access-control-allow-origin"] == PAGE
+    assert preflight.headers["access-control-allow-private-network"] == "true"
     response = httpx.post(open_server.url + "/v1/audio/speech", content=BODY, headers={
         "Origin": PAGE, "Content-Type": "text/plain"}, timeout=60)
     assert response.status_code == 200, response.text
