@@ -21,6 +21,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from studio.engine.errors import UserError
 from studio.serve.formats import MEDIA_TYPES, encode
@@ -74,6 +75,10 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
         if exc.status_code == 405:
             return error(405, f"{request.url.path[:100]} does not take {request.method}.")
         return error(exc.status_code, "The request was refused.")
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(_request, _exc):  # left half-way through its body: nothing to log
+        return Response(status_code=499)
 
     @app.exception_handler(Exception)
     async def _bug(_request, exc: Exception):

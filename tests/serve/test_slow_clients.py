@@ -165,6 +165,16 @@ def test_a_body_left_unfinished_after_its_answer_does_not_keep_the_connection(qu
     assert closed and after <= BODY_S + 2 + SLACK_S
 
 
+def test_a_client_leaving_half_way_through_its_body_leaves_no_traceback(quick):
+    with socket.create_connection(_address(quick)) as sock:
+        sock.sendall(b"POST /v1/audio/speech HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     b"Content-Length: 100\r\n\r\n{")
+        time.sleep(0.5)
+    time.sleep(1.0)
+    assert httpx.get(quick.url + "/health", timeout=10).status_code == 200
+    assert "Traceback" not in quick.log_text()
+
+
 def _server_files(server) -> int:
     return len(os.listdir(f"/proc/{server.process.pid}/fd"))
 
