@@ -10,7 +10,7 @@ process's file descriptors until ``/health`` cannot even be accepted.
 - a deadline while the server waits for a request's headers (from the connection, or
   from the previous answer): past it the connection is closed, with a 408 sentence if
   part of a request had arrived;
-- a deadline while it waits for a body, a little after :class:`~studio.serve.network.BodyDeadline`
+- a deadline while it waits for a body, a little after :class:`~studio.serve.network.BodyLimits`
   has answered 408, so a client that never finishes its body cannot keep the connection
   (nor can one whose request was answered before its body arrived);
 - a cap on open connections, kept below the file descriptor limit: one more closes the

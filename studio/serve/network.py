@@ -7,8 +7,9 @@ Two ASGI middlewares around the app, composed by :func:`protect`:
   421, and one sent by a web page of another origin with 403. A page can POST
   ``text/plain`` to any address without a CORS preflight, so the server itself must
   refuse; a request with no ``Origin`` (curl, the SDKs, the studio) is no page's.
-- :class:`BodyDeadline` answers 408 when a request body has not arrived in full within
-  ``body_timeout`` seconds of its headers, however slowly it trickles.
+- :class:`BodyLimits` answers 408 when a request body has not arrived in full within
+  ``body_timeout`` seconds of its headers, however slowly it trickles, and 503 when the
+  bodies held by requests in progress would pass ``body_bytes`` together.
 
 The deadlines that come before the app (the headers, an idle connection) and the cap
 on open connections live in :mod:`studio.serve.connections`.
@@ -39,6 +40,7 @@ class Limits:
     body_timeout: float = 60.0  # from the headers to the body's last byte (22 MB at 3 Mbit/s)
     keep_alive: float = 5.0  # an idle connection between requests is closed after this
     max_connections: int = 512  # more close the oldest idle one, or are refused
+    body_bytes: int = 256 * 2**20  # request bodies held at once, all requests together
 
 
 @dataclass(frozen=True)
@@ -167,16 +169,23 @@ class BodyTimeout(RequestError):
     status = 408
 
 
-class BodyDeadline:
-    """The whole request body within ``seconds`` of its headers, or 408.
+class TooManyBodies(RequestError):
+    status = 503
 
-    The app reads the body through ``receive``; past the deadline that call raises
-    :class:`BodyTimeout` in the route, which the app answers as it answers every
-    refusal (one JSON sentence)."""
 
-    def __init__(self, app, seconds: float) -> None:
+class BodyLimits:
+    """The whole request body within ``seconds`` of its headers, or 408; and at most
+    ``budget`` bytes of bodies held by the requests in progress, all together, or 503.
+
+    The app reads the body through ``receive``; past either limit that call raises in the
+    route, which the app answers as it answers every refusal (one JSON sentence). Without
+    the budget, each of hundreds of connections could hold a body of the size limit."""
+
+    def __init__(self, app, seconds: float, budget: int) -> None:
         self.app = app
         self.seconds = seconds
+        self.budget = budget
+        self.held = 0  # bytes received by requests still in progress (one event loop)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -184,10 +193,10 @@ class BodyDeadline:
             return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.seconds
-        body_done = False
+        body_done, mine = False, 0
 
-        async def timed_receive():
-            nonlocal body_done
+        async def limited_receive():
+            nonlocal body_done, mine
             if body_done:  # later calls only watch for a disconnect
                 return await receive()
             try:
@@ -195,16 +204,25 @@ class BodyDeadline:
             except asyncio.TimeoutError:  # not the builtin before Python 3.11
                 raise BodyTimeout(f"The request body did not arrive within {self.seconds:g} s "
                                   "of its headers; send it faster, or a shorter one.") from None
+            size = len(message.get("body", b""))
+            if self.held + size > self.budget:
+                raise TooManyBodies("The server is receiving too many large requests at "
+                                    "once; try again in a few seconds.")
+            self.held += size
+            mine += size
             body_done = message["type"] != "http.request" or not message.get("more_body")
             return message
 
-        await self.app(scope, timed_receive, send)
+        try:
+            await self.app(scope, limited_receive, send)
+        finally:
+            self.held -= mine
 
 
 def protect(app, policy: NetPolicy, limits: Limits):
     """``app`` behind the Host/Origin policy, CORS for the allowed origins, and the body
-    deadline."""
-    inner = BodyDeadline(app, limits.body_timeout)
+    limits."""
+    inner = BodyLimits(app, limits.body_timeout, limits.body_bytes)
     if policy.origins:  # a page of an allowed origin must be able to preflight and read
         from starlette.middleware.cors import CORSMiddleware
 
