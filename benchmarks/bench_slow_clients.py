@@ -7,7 +7,10 @@ answering) and a long header deadline (so the deadlines do not). Then:
 * ``/health`` latency (median of 20) with no other connection;
 * ``--sockets`` idle sockets opened at once (more than the file limit), then the same
   ``/health`` latency, the server's open files and resident memory;
-* how long until the server has closed them all (the header deadline, ``--header-s``).
+* how long until the server has closed them all (the header deadline, ``--header-s``);
+* ``--big-bodies`` connections that each send 20 MB of a 21 MB body and stop: the
+  server's resident memory while they wait, and how many were refused with 503 (the
+  bodies held at once stay within serve's budget).
 
 Nothing here asserts on time. Usage (from the repository root, Linux)::
 
@@ -55,11 +58,41 @@ def server_state(pid: int) -> dict:
     return {"open_files": len(os.listdir(f"/proc/{pid}/fd")), "rss_mb": round(rss / 1024, 1)}
 
 
+def big_bodies(port: int, pid: int, count: int) -> dict:
+    head = (b"POST /v1/audio/speech HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+            b"application/json\r\nContent-Length: %d\r\n\r\n" % (21 * 2**20))
+    chunk, socks, refused = b" " * 2**20, [], 0
+    before = server_state(pid)["rss_mb"]
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.settimeout(10)
+        try:
+            sock.sendall(head)
+            for _ in range(20):
+                sock.sendall(chunk)
+        except OSError:  # refused half-way: the server answered and stopped reading
+            pass
+        socks.append(sock)
+    time.sleep(2)
+    for sock in socks:
+        sock.setblocking(False)
+        try:
+            refused += sock.recv(100).startswith(b"HTTP/1.1 503")
+        except OSError:
+            pass
+    peak = server_state(pid)["rss_mb"]
+    for sock in socks:
+        sock.close()
+    return {"big_bodies": count, "big_bodies_refused_503": refused,
+            "rss_mb_before_bodies": before, "rss_mb_with_bodies": peak}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sockets", type=int, default=2000)
     parser.add_argument("--file-limit", type=int, default=1024)
     parser.add_argument("--header-s", type=float, default=10.0)
+    parser.add_argument("--big-bodies", type=int, default=24)
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -104,6 +137,7 @@ def main(argv: list[str] | None = None) -> None:
             result["all_closed_after_s"] = round(time.monotonic() - start, 1)
             for sock in socks:
                 sock.close()
+            result.update(big_bodies(port, process.pid, args.big_bodies))
         finally:
             process.terminate()
             process.wait(timeout=30)
