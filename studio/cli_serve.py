@@ -13,7 +13,7 @@ import sys
 
 def add_parser(commands) -> None:
     from studio.cli import _positive_int
-    from studio.serve.network import Limits
+    from studio.serve.limits import Limits
 
     serve = commands.add_parser("serve", help="serve the engine over HTTP (OpenAI's speech API)")
     serve.add_argument("--host", default="127.0.0.1",
@@ -97,7 +97,8 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> int:
     from studio.paths import data_dir
     from studio.serve.app import create_app
     from studio.serve.connections import config_options
-    from studio.serve.network import Limits, NetPolicy, protect
+    from studio.serve.limits import Limits
+    from studio.serve.network import NetPolicy, protect
     from studio.serve.renderer import Renderer
 
     if not 0 < args.port < 65536:

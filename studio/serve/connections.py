@@ -27,7 +27,7 @@ from http import HTTPStatus
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from studio.serve.network import Limits
+from studio.serve.limits import Limits
 
 LINGER_S = 2.0  # after the 408 for a slow body, its remaining bytes are read this long
 FD_RESERVE = 64  # descriptors kept for everything but connections (log, library, model)

@@ -24,23 +24,13 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from studio.engine.errors import UserError
+from studio.serve.limits import Limits
 from studio.serve.request import RequestError
 
 ANY = "*"
 # Response headers a page of an allowed origin may read (CORS hides the others).
 EXPOSED_HEADERS = ("X-Seed", "X-Model", "X-Audio-Sample-Rate", "X-Warning", "X-Batch-Size",
                    "X-Audio-Duration-S", "Retry-After")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How long a client may take and how many connections it may hold open."""
-
-    header_timeout: float = 10.0  # from connecting (or the last answer) to a request's headers
-    body_timeout: float = 60.0  # from the headers to the body's last byte (22 MB at 3 Mbit/s)
-    keep_alive: float = 5.0  # an idle connection between requests is closed after this
-    max_connections: int = 512  # more close the oldest idle one, or are refused
-    body_bytes: int = 256 * 2**20  # request bodies held at once, all requests together
 
 
 @dataclass(frozen=True)
