@@ -388,7 +388,8 @@ PLAUSIBLE = {
     "response_format": ["wav", "pcm", "flac", "mp3", "opus"], "speed": [0.5, 1, 1.5, 4.5],
     "stream": [True, False], "seed": [0, 7, 2**31], "steps": [1, 2, 4],
     "guidance": [0, 2.0, 30], "position_temperature": [0, 5.0], "class_temperature": [0, 0.5],
-    "language": ["en", "English", "zz"], "instructions": ["male", "whisper"],
+    "language": ["en", "English", "zz", "zz\nX-Injected: 1", "zz\r\u4e2d\x85"],
+    "instructions": ["male", "whisper"],
     "ref_audio": ["data:audio/wav;base64,UklGRg==", "not base64"], "ref_text": ["Hello."],
     "extra_params": [{"num_inference_steps": 2, "guidance_scale": 1.5}],
 }
@@ -425,6 +426,8 @@ def test_any_speech_body_is_audio_or_a_4xx_sentence(speech_app, body, raw):
                                headers={"content-type": "application/json"})
     event(f"status {response.status_code}")
     assert response.status_code < 500, response.text[:300]
+    for _name, value in response.headers.raw:  # nothing of the body can break a header
+        assert all(0x20 <= byte <= 0x7E for byte in value), value
     if response.status_code == 200:
         assert response.headers["content-type"].startswith("audio/") and response.content
         return

@@ -20,9 +20,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from studio.engine.errors import UserError
 from studio.serve.formats import MEDIA_TYPES, encode
+from studio.serve.headers import SafeHeaders, header_value
 from studio.serve.intake import BodyBudget, read_speech
 from studio.serve.renderer import QueueFull, Renderer, Ticket
 from studio.serve.request import (
@@ -37,8 +39,9 @@ log = logging.getLogger(__name__)
 
 SERVER_NAME = "omnivoice-desktop"  # what /v1/models and /health say, for client detection
 DISCONNECT_POLL_S = 0.5  # how often a waiting request checks that its client is still there
-_TYPES = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error",
-          413: "request_too_large", 422: "invalid_request_error", 429: "rate_limit_error"}
+_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+          404: "not_found_error", 408: "timeout_error", 413: "request_too_large",
+          421: "invalid_request_error", 422: "invalid_request_error", 429: "rate_limit_error"}
 
 
 def error(status: int, sentence: str, headers: dict | None = None) -> JSONResponse:
@@ -57,6 +60,7 @@ def error(status: int, sentence: str, headers: dict | None = None) -> JSONRespon
 
 def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> FastAPI:
     app = FastAPI(title=SERVER_NAME, docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(SafeHeaders)
     started = time.time()
     intake = BodyBudget()  # the bodies being read and parsed at once
 
@@ -76,6 +80,10 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
         if exc.status_code == 405:
             return error(405, f"{request.url.path[:100]} does not take {request.method}.")
         return error(exc.status_code, "The request was refused.")
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(_request, _exc):  # left half-way through its body: nothing to log
+        return Response(status_code=499)
 
     @app.exception_handler(Exception)
     async def _bug(_request, exc: Exception):
@@ -135,9 +143,8 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
         headers = {"X-Seed": str(parsed.seed if parsed.seed is not None else voice.seed),
                    "X-Model": renderer.model_id,
                    "X-Audio-Sample-Rate": str(renderer.engine.sample_rate)}
-        if notes:  # a header is latin-1: whatever the user typed in it goes escaped
-            headers["X-Warning"] = " ".join(notes)[:500].encode("ascii", "backslashreplace") \
-                .decode("ascii")
+        if notes:  # quotes what the user typed: escaped, so it cannot end the header
+            headers["X-Warning"] = header_value(" ".join(notes)[:500])
         first = await next_event(ticket, request)
         if first is None:
             return Response(status_code=499)  # the client left; nobody reads this

@@ -124,3 +124,22 @@ def assert_one_sentence(response: httpx.Response, status: int | tuple[int, ...])
 
     assert not re.search(r"\. [A-Z]", message), message
     return message
+
+
+@contextmanager
+def serve_process(checkpoint: Path, root: Path, *options: str, preexec_fn=None):
+    """Our ``serve`` on a free loopback port with extra ``options``, for one module."""
+    port = free_port()
+    stderr = root / "stderr.txt"
+    with open(stderr, "wb") as err:
+        process = subprocess.Popen(
+            [COMMAND, "serve", "--model", str(checkpoint), "--port", str(port), "--device",
+             "cpu", "--precision", "fp32", *options],
+            env=env_for(root / "data"), stdout=subprocess.DEVNULL, stderr=err,
+            preexec_fn=preexec_fn)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(url, process, stderr)
+        yield Server(url, process, stderr, root / "data")
+    finally:
+        _stop(process)
