@@ -20,7 +20,7 @@ from pathlib import Path
 from studio import __version__
 from studio.audio.stream_out import STREAM_FORMATS
 from studio.engine.errors import UserError
-from studio.engine.options import CHUNKINGS
+from studio.engine.options import CHUNKINGS, DEFAULT_REPO, model_source
 
 log = logging.getLogger("studio.cli")
 
@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command")  # subparsers are _Parsers too
 
     synth = commands.add_parser("synth", help="render speech to an audio file")
-    synth.add_argument("--model", help="checkpoint folder or Hugging Face repo id (default k2-fsa/OmniVoice)")
+    synth.add_argument("--model", help=f"checkpoint folder or Hugging Face repo id (default {DEFAULT_REPO})")
     what = synth.add_mutually_exclusive_group(required=True)
     what.add_argument("--text", help="the text to speak")
     what.add_argument("--text-file", type=Path, help="read the text from a UTF-8 file")
@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_remote.add_arguments(synth)
 
     download = commands.add_parser("download", help="download the model into the data folder (resumes)")
-    download.add_argument("repo", nargs="?", default=None, help="repo id (default k2-fsa/OmniVoice)")
+    download.add_argument("repo", nargs="?", default=None, help=f"repo id (default {DEFAULT_REPO})")
 
     cache = commands.add_parser("cache", help="the cache of encoded reference clips (voice prompts)")
     cache_commands = cache.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
@@ -348,7 +348,7 @@ def _render(args, options, item, voice, command_started: float) -> dict:
     # The env switch is read before the model loads, so a typo in it costs nothing.
     prompts_enabled = disk_cache_enabled() if args.ref else False
     # `omnivoice-desktop --model X synth ...` means the same as `synth --model X`.
-    engine = Engine.load(args.model or args.studio_model, device=args.device, precision=args.precision)
+    engine = Engine.load(model_source(args.model, args.studio_model), device=args.device, precision=args.precision)
     # The studio's contract: a refused or failing accelerator falls back with a named reason.
     stage = None if args.quiet else (lambda text: print(f"{args.accel}: {text}", file=sys.stderr))
     accel = Accelerator(args.accel, on_stage=stage)
@@ -565,7 +565,6 @@ def run_cache(args) -> dict:
 def run_download(args) -> None:
     """The studio's own resumable download (the setup card's), with one progress line."""
     from studio.engine.hub_download import (
-        DEFAULT_REPO,
         LICENSE_NOTICE,
         describe_progress,
         download_folder,

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from studio.engine.errors import UserError
+from studio.engine.options import model_source
 
 VOICE_KEYS = ("voice", "ref", "ref_text", "instruct", "seed", "language")
 MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
@@ -212,7 +213,7 @@ def _keep_takes(args, script, specs, rendered, engine) -> int:
                     duration=line.duration, seeds=(render.seed,), options=options,
                     mode="clone" if reference is not None else "design", voice_id=voice_id)
                 seconds = render.audio.size / render.sample_rate
-                run = take_run(str(args.model or "k2-fsa/OmniVoice"), str(engine.device),
+                run = take_run(engine.source, str(engine.device),
                                str(engine.dtype).removeprefix("torch."),
                                AccelState("off", "off", None), seconds, seconds)
                 _batch, [take_id] = keeper.save(request, [render], run, None, [None],
@@ -384,7 +385,7 @@ def _render(args, script, specs, studio_model, lexicon):
                                      language=specs[line.speaker].get("language")))
         except UserError as exc:
             raise UserError(f"Line {n + 1} ({line.speaker}): {exc}") from None
-    engine = Engine.load(args.model or studio_model, device=args.device, precision=args.precision)
+    engine = Engine.load(model_source(args.model, studio_model), device=args.device, precision=args.precision)
     prompts = PromptSource(engine, PromptCache(default_cache_folder() if disk_cache_enabled()
                                                else None),
                            asr_model=DEFAULT_ASR_MODEL, keep_keys=saved_voice_cache_keys)

@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 
 from studio.engine.errors import UserError
+from studio.engine.options import model_source
 
 
 def add_parser(commands) -> None:
@@ -149,7 +150,7 @@ def _save(args, studio_model: str | None) -> dict:
     seconds = check_voice_clip(args.ref)
 
     with _library_chatter_to_log():
-        engine = Engine.load(args.model or studio_model, device=args.device,
+        engine = Engine.load(model_source(args.model, studio_model), device=args.device,
                              precision=args.precision)
         prompts = _prompt_source(engine, args, disk_cache_enabled())
         preprocess = not args.no_preprocess

@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from studio.engine.errors import UserError
+from studio.engine.options import DEFAULT_REPO
 from studio.switches import parse_switch
 
 ORGANIZATION = "OmniVoice"
@@ -61,7 +62,7 @@ class Setting:
 ACCEL_MODES = ("off", "compile", "flashinfer", "flashinfer-graph")
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("model/source", "k2-fsa/OmniVoice", "Model", env="OMNIVOICE_MODEL"),
+    Setting("model/source", DEFAULT_REPO, "Model", env="OMNIVOICE_MODEL"),
     Setting("model/device", "auto", "Device", env="OMNIVOICE_DEVICE",
             choices=("auto", "cpu", "cuda", "mps")),
     Setting("model/precision", "auto", "Precision", env="OMNIVOICE_PRECISION",

@@ -316,3 +316,23 @@ def test_a_project_render_may_not_overwrite_a_take_it_mixes(cli, files, tiny_che
     code, _, stderr = _render(cli, files, project_file, "--out", link, model=tiny_checkpoint)
     assert code == 2 and "is the take of line 1" in stderr[0], stderr
     assert take.read_bytes() == kept
+
+
+@pytest.mark.parametrize("where", ["global", "command"])
+def test_a_project_render_records_the_model_it_loaded(cli, files, tiny_checkpoint, where):
+    """`omnivoice-desktop --model X script render` and `script render --model X` both load X,
+    and the takes they keep must say X (they once said the default repo id for the first)."""
+    from studio.library.takes import TakeLibrary
+    from studio.scripts.project import Project
+
+    project_file = files / "talk.ovproj"
+    assert cli("script", "import", files / "talk.txt", "--voices", files / "voices.json",
+               "--out", project_file)[0] == 0
+    model = ["--model", str(tiny_checkpoint)]
+    render = ["script", "render", project_file, "--out", files / "m.wav", "--steps", "2",
+              "--device", "cpu"]
+    code, _, stderr = cli(*(model + render if where == "global" else render + model))
+    assert code == 0, stderr
+    with Project.open(project_file) as project, TakeLibrary(read_only=True) as takes:
+        recorded = {takes.get(line.take).run.model_source for line in project.lines()}
+    assert recorded == {str(tiny_checkpoint)}

@@ -18,8 +18,9 @@ from pathlib import Path
 import torch
 
 from studio.engine.errors import ModelNotDownloaded, UserError
-from studio.engine.hub_download import DEFAULT_REPO, LICENSE_NOTICE  # noqa: F401  (the CLI reads them here)
+from studio.engine.hub_download import LICENSE_NOTICE  # noqa: F401  (the CLI reads it here)
 from studio.engine.model import AudioSpec, OmniVoiceNet
+from studio.engine.options import model_source
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +157,7 @@ def resolve_checkpoint(source: str | Path | None) -> Path:
     or the hub cache (``omnivoice-desktop download``), never downloading."""
     from studio.engine.hub_download import downloaded_folder
 
-    source = str(source or DEFAULT_REPO)
+    source = model_source(source)
     path = Path(source).expanduser()
     if path.exists() or source.startswith((".", "/", "~")) or source.count("/") != 1:
         return path

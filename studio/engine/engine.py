@@ -50,6 +50,7 @@ from studio.engine.options import (
     TEMPERATURE_RANGE,
     DecodeOptions,
     GenerationOptions,
+    model_source,
     resolve_decode_mode,
 )
 from studio.engine.packed import decode_packed
@@ -243,6 +244,7 @@ class Engine:
         # only by an Accelerator; None is the standard path.
         self.layers = None
         self.precision_reason = "requested"  # why this dtype (Engine.load fills it in)
+        self.source = str(info.root)  # Engine.load sets the source as it was asked for
         # bf16 on a CPU with oneDNN bf16: the packed path runs on prepacked
         # weights (studio.engine.cpu_layers), built on first use; False turns it off.
         self.cpu_prepack = True
@@ -263,6 +265,7 @@ class Engine:
         codec = load_codec(info, torch.device("cpu") if dev.type == "mps" else dev)
         engine = cls(net, tokenizer, codec, info, dev, dtype)
         engine.precision_reason = choice.reason
+        engine.source = model_source(source)  # what it was loaded from, as takes record it
         return engine
 
     @property

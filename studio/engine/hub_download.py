@@ -24,7 +24,6 @@ from studio.engine.errors import UserError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_REPO = "k2-fsa/OmniVoice"
 DOWNLOAD_SIZE = "about 3 GB"  # k2-fsa/OmniVoice: the weights, tokenizer and codec together
 LICENSE_NOTICE = (
     "The OmniVoice weights (k2-fsa/OmniVoice) are released under CC BY-NC 4.0: "

@@ -33,7 +33,23 @@ GUIDANCE_RANGE = (0.0, 20.0)
 T_SHIFT_RANGE = (0.001, 10.0)
 LAYER_PENALTY_RANGE = (0.0, 100.0)
 TEMPERATURE_RANGE = (0.01, 100.0)
-MAX_SEED = 2**63 - 1  # torch's generator and SQLite both take signed 64-bit seeds
+# One seed range for every front end (form, CLI, serve, projects, saved voices): the form's
+# seed box is a 32-bit QSpinBox and every seed the studio draws is 31 bits, so a seed any
+# front end accepts can be typed back into the form and re-rendered there. torch's generator
+# and SQLite would take 64 bits, but a seed only one front end could reach is drift.
+MAX_SEED = 2**31 - 1
+
+DEFAULT_REPO = "k2-fsa/OmniVoice"  # the model used when nothing names another
+
+
+def model_source(*choices) -> str:
+    """The model a command uses: the first choice given (e.g. a subcommand's ``--model``,
+    then the studio's), else the default repo id. Loading and recording both read this,
+    so a take can never name another model than the one that rendered it."""
+    for choice in choices:
+        if choice:
+            return str(choice)
+    return DEFAULT_REPO
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ import unicodedata
 from collections.abc import Iterable
 from datetime import datetime, timezone
 
+from studio.engine.options import MAX_SEED
+
 MAX_NAME_CHARS = 100
 MAX_TRANSCRIPT_CHARS = 10_000
 MAX_INSTRUCT_CHARS = 1_000
@@ -20,7 +22,6 @@ MAX_TAGS = 32
 MAX_TAG_CHARS = 50
 MAX_LANGUAGE_CHARS = 64
 MAX_CACHE_KEY_CHARS = 256
-MAX_SEED = 2**63 - 1  # SQLite's INTEGER is signed 64-bit; seeds are 0..MAX_SEED
 
 MB = 1024 * 1024
 MAX_CLIP_BYTES = 50 * MB  # a reference clip is seconds long; 50 MB is minutes of WAV

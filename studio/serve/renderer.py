@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from studio.engine.errors import UserError
+from studio.engine.options import DEFAULT_REPO
 from studio.serve.request import SpeechRequest, read_ref_audio
 from studio.serve.voices import ResolvedVoice
 
@@ -36,8 +37,6 @@ PROMPT_MEMO = 16  # encoded ref_audio clips kept, by digest: a client resends th
 def model_id(model: str | None) -> str:
     """The id ``/v1/models`` reports: a repo id as given, a folder by its name only
     (the server's paths are nobody's business)."""
-    from studio.engine.checkpoint import DEFAULT_REPO
-
     if not model:
         return DEFAULT_REPO
     path = Path(model).expanduser()

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from studio.engine.options import (
     MAX_SECONDS,
+    MAX_SEED,
     MAX_TEXT_CHARS,
     SPEED_RANGE,
     DecodeOptions,
@@ -59,7 +60,6 @@ DEFAULT_PRESET = "Standard"
 LENGTH_MODES = ("natural", "speed", "duration")
 MAX_TAKES = 8
 FIELD_WIDTH = 120
-MAX_SEED = 2**31 - 1
 PRONUNCIATION_HINT = (
     "Pronunciation: pinyin with tone digits (ni3 hao3), "
     "CMU phonemes in brackets ([B EY1 S])."

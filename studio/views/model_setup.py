@@ -128,7 +128,7 @@ class ModelSetup(QObject):
     # ------------------------------------------------------------------ the card
     @Slot()
     def _download(self) -> None:
-        from studio.engine.hub_download import DEFAULT_REPO
+        from studio.engine.options import DEFAULT_REPO
 
         source = self._source()
         repo = source if looks_like_repo(source) else DEFAULT_REPO

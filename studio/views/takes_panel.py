@@ -49,8 +49,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.engine.errors import UserError
+from studio.engine.options import MAX_SEED
 from studio.library.session_takes import SessionTakes, TakeShelf, is_unsaved
-from studio.views.generate_form import MAX_SEED
 from studio.views.take_delegate import STAR_ON, TakeDelegate
 from studio.views.take_detail import TakeDetail
 from studio.views.take_drag import DragFiles

@@ -10,8 +10,9 @@ import torch
 from library_helpers import make_prompt, one_sentence, snapshot
 
 from studio.engine.errors import UserError
+from studio.engine.options import MAX_SEED
 from studio.engine.prompt import VoicePrompt
-from studio.library.fields import MAX_NAME_CHARS, MAX_SEED
+from studio.library.fields import MAX_NAME_CHARS
 from studio.library.voices import Voice, VoiceLibrary, VoiceNotFound
 
 
