@@ -58,8 +58,7 @@ class Ticket:
     loop: asyncio.AbstractEventLoop
     events: asyncio.Queue = field(default_factory=asyncio.Queue)
     gone: threading.Event = field(default_factory=threading.Event)  # the client left
-    batch_cancel: threading.Event | None = None  # the running batch's, once it runs
-    batch: list[Ticket] | None = None
+    batch: RunningBatch | None = None  # set in ONE write by the model's thread, once it runs
 
     def send(self, kind: str, payload=None) -> None:
         if not self.gone.is_set():
@@ -68,9 +67,26 @@ class Ticket:
     def leave(self) -> None:
         """The client went away (disconnected, or stopped reading)."""
         self.gone.set()
-        batch, cancel = self.batch, self.batch_cancel
-        if cancel is not None and batch is not None and all(t.gone.is_set() for t in batch):
-            cancel.set()
+        batch = self.batch  # one read: the batch and its cancel event arrive together
+        if batch is not None:
+            batch.cancel_if_abandoned()
+
+
+@dataclass(frozen=True)
+class RunningBatch:
+    """The tickets one engine call renders and the event that stops it.
+
+    No lock is needed: a ticket gets its batch in one write, and the model's thread checks
+    for abandonment after writing them all. A client sets ``gone`` before it reads
+    ``batch``, so either it sees the batch (and checks) or the thread's later check sees
+    it gone; the last client to leave is never missed."""
+
+    tickets: tuple[Ticket, ...]
+    cancel: threading.Event
+
+    def cancel_if_abandoned(self) -> None:
+        if all(t.gone.is_set() for t in self.tickets):
+            self.cancel.set()
 
 
 @dataclass
@@ -203,8 +219,10 @@ class Renderer:
                 ticket.send("error", (500, "The server failed to prepare this request's voice; "
                                            "the details are in its log file."))
         cancel = threading.Event()
+        running = RunningBatch(tuple(ready), cancel)
         for ticket in ready:
-            ticket.batch, ticket.batch_cancel = ready, cancel
+            ticket.batch = running
+        running.cancel_if_abandoned()  # a client that left before its ticket's write
         try:
             if ready:
                 results = self.engine.synthesize(
