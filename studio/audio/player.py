@@ -26,7 +26,8 @@ When a device refuses the clip's sample rate, the stream opens at the device's o
 rate and the clip is resampled linearly for playback (a preview, not an export).
 
 A clip still being rendered is played as a stream (:meth:`Player.begin_stream`): each
-:meth:`Player.append` swaps in the longer array (one assignment, as an A/B switch), so
+:meth:`Player.append` adds the piece to a growing buffer (studio.audio.growing, a flat
+cost per piece) and swaps in the longer view (one assignment, as an A/B switch), so
 the callback carries on past the old end without a gap. If playback catches up with
 the render, the callback sends silence and holds the playhead (``buffering_changed``)
 until more arrives; it never plays past what has arrived.
@@ -41,6 +42,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from studio.audio import backend
 from studio.audio.backend import AudioError, Stream, StreamOpener
+from studio.audio.growing import GrowingWave, resample_points
 
 STOPPED = "stopped"
 PLAYING = "playing"
@@ -69,9 +71,7 @@ def resample_linear(audio: np.ndarray, rate: int, target: int) -> np.ndarray:
     """Linear-interpolation resampling, good enough to audition on a fussy device."""
     if rate == target or audio.size == 0:
         return audio
-    count = round(audio.size * target / rate)
-    points = np.arange(count, dtype=np.float64) * (rate / target)
-    out = np.interp(points, np.arange(audio.size), audio).astype(np.float32)
+    out = resample_points(audio, rate, target)
     out.flags.writeable = False
     return out
 
@@ -140,6 +140,9 @@ class Player(QObject):
         self._tail = 0  # silent frames written since the end
         self._run_frames = 0  # frames written since the stream last started
         self._open_end = False  # a streamed clip whose end has not arrived (begin_stream)
+        # While streaming: the clip and its feed at the device's rate (None: same rate)
+        self._growing: GrowingWave | None = None
+        self._growing_feed: GrowingWave | None = None
         self._starved = False  # the callback ran out of a streamed clip and sends silence
         self._buffering = False  # what buffering_changed last said (main thread)
         self.underflows = 0  # callbacks that reported an output underflow
@@ -349,24 +352,43 @@ class Player(QObject):
         """Load an empty clip that :meth:`append` extends while it renders; stopped at 0."""
         self.load(np.zeros(0, dtype=np.float32), sample_rate, key, gain=gain)
         self._open_end = True
+        self._growing = GrowingWave()
+        self._regrow_feed()
 
     def append(self, audio: np.ndarray) -> None:
         """Add the next rendered samples to the streamed clip; playback carries on into them."""
         if not self._open_end:
             raise RuntimeError("append() needs a clip begun with begin_stream()")
-        piece = as_mono(audio)
-        source = np.concatenate([self._source, piece])
-        source.flags.writeable = False
-        if self._feed_rate == self._source_rate:
+        # Flat cost per piece (studio.audio.growing): a long stream must not copy or
+        # resample everything so far on the GUI thread for each chunk.
+        source = self._growing.extend(as_mono(audio))
+        if self._growing_feed is None:
             feed = source
         else:
-            feed = resample_linear(source, self._source_rate, self._feed_rate)
+            feed = self._growing_feed.extend(resample_points(
+                source, self._source_rate, self._feed_rate, self._growing_feed.size, final=False))
         self._source, self._feed = source, feed
         self._mix = (feed, self._gain)  # one swap, as an A/B switch; the playhead carries on
 
     def end_stream(self) -> None:
         """No more audio will come: playback ends at the end of what arrived."""
+        if self._open_end and self._growing_feed is not None:  # the last resampled points
+            self._feed = self._growing_feed.extend(resample_points(
+                self._source, self._source_rate, self._feed_rate, self._growing_feed.size))
+            self._mix = (self._feed, self._gain)
         self._open_end = False
+        self._growing = self._growing_feed = None
+
+    def _regrow_feed(self) -> None:
+        """A streamed clip's feed at the device's rate, grown piece by piece from now on."""
+        if self._feed_rate == self._source_rate:
+            self._growing_feed = None
+            self._feed = self._source
+        else:
+            self._growing_feed = GrowingWave()
+            self._feed = self._growing_feed.extend(resample_points(
+                self._source, self._source_rate, self._feed_rate, final=False))
+        self._mix = (self._feed, self._gain)
 
     def streaming(self) -> bool:
         """A streamed clip whose end has not arrived is loaded."""
@@ -398,6 +420,7 @@ class Player(QObject):
         self._ended = False
         self._tail = 0
         self._open_end = False
+        self._growing = self._growing_feed = None
         self._starved = False
 
     def _settle(self) -> bool:
@@ -427,9 +450,12 @@ class Player(QObject):
         self._rate_forced = rate != self._source_rate
         if rate != self._feed_rate:
             seconds = min(self._playhead, self._feed.size) / self._feed_rate
-            self._feed = resample_linear(self._source, self._source_rate, rate)
             self._feed_rate = rate
-            self._mix = (self._feed, self._gain)
+            if self._open_end:
+                self._regrow_feed()
+            else:
+                self._feed = resample_linear(self._source, self._source_rate, rate)
+                self._mix = (self._feed, self._gain)
             self._playhead = min(int(round(seconds * rate)), self._feed.size)
         return stream
 
