@@ -14,6 +14,7 @@ import threading
 from PySide6.QtCore import QObject, Signal
 
 from studio.engine.errors import UserError
+from studio.views.thread_emit import emit_from_thread
 
 log = logging.getLogger(__name__)
 
@@ -67,5 +68,6 @@ class ConnectionTest(QObject):
             self._answer(ticket, self.succeeded, text)
 
     def _answer(self, ticket: int, signal, text: str) -> None:
+        """Runs on the probe's thread; the view may have closed meanwhile."""
         if ticket == self._current:  # a newer test is running: its answer is the one to show
-            signal.emit(text)
+            emit_from_thread(signal, text)

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from studio.engine.errors import UserError
+from studio.views.thread_emit import emit_from_thread
 
 log = logging.getLogger(__name__)
 
@@ -106,11 +107,8 @@ class ModelDownload(QObject):
         """Runs on the download thread; only emits."""
         from studio.engine.hub_download import DownloadCancelled
 
-        def report(progress) -> None:
-            try:
-                self.progress.emit(repo, progress)
-            except RuntimeError:  # the window closed; the download goes on to the next chunk
-                pass
+        def report(progress) -> None:  # the window may close: the download goes on
+            emit_from_thread(self.progress, repo, progress)
 
         try:
             path = self._downloader(repo, on_progress=report, cancel=cancel)
@@ -123,7 +121,5 @@ class ModelDownload(QObject):
             outcome = (self.failed, repo, DOWNLOAD_FAILED)
         else:
             outcome = (self.done, repo, str(path))
-        try:
-            outcome[0].emit(*outcome[1:])
-        except RuntimeError:  # the view was closed while the download ran
+        if not emit_from_thread(*outcome):
             log.info("download of %s finished after its view closed", repo)
