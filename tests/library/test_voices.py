@@ -351,3 +351,12 @@ def test_a_read_only_library_refuses_writes(library, make_clip):
         assert [v.name for v in reader.list()] == ["Me"]
         with pytest.raises(ReadOnlyVoices):
             reader.delete(voice.id)
+
+
+def test_the_default_root_is_the_data_folder():
+    from studio.library.db import DB_FILE
+    from studio.paths import data_dir
+
+    with VoiceLibrary() as library:
+        assert library.root == data_dir()
+        assert (data_dir() / DB_FILE).is_file() and (data_dir() / "voices").is_dir()
