@@ -1,4 +1,6 @@
-"""`omnivoice-desktop`: headless commands (synth, download, cache).
+"""`omnivoice-desktop`: the studio (no subcommand) and the headless commands: synth,
+download, cache, selftest, and voices, script and serve (in cli_voices.py, cli_script.py,
+cli_serve.py; cli_remote.py renders `synth --backend`).
 
 A mistake the user can fix prints one sentence and exits with status 2; an
 unexpected failure prints one sentence pointing at the log file and exits 1.
