@@ -252,7 +252,7 @@ def to_stdout(args) -> bool:
 
 
 def run_synth(args) -> dict:
-    from studio.engine.engine import SynthesisItem, check_item, check_options
+    from studio.engine.engine import check_item, check_options
 
     command_started = time.perf_counter()  # first_audio_seconds counts from here
 
@@ -303,19 +303,14 @@ def run_synth(args) -> dict:
         raise UserError("--api-key, --dialect and --timeout are for a remote render; give "
                         "the server with --backend.")
     from studio.engine.lexicon import load_pronunciations
+    from studio.service.voices import synthesis_items
 
     voice = _saved_voice(args.voice) if args.voice is not None else None
     options = _options(args)
-    saved = voice[0] if voice is not None else None
-    item = SynthesisItem(
-        lexicon=load_pronunciations(args.dictionary),
-        text=text,
-        language=args.lang if args.lang is not None or saved is None else saved.language,
-        instruct=args.instruct,
-        speed=args.speed,
-        duration=args.duration,
-        seed=args.seed if args.seed is not None or saved is None else saved.seed,
-    )
+    [item] = synthesis_items(text, [args.seed], language=args.lang, instruct=args.instruct,
+                             speed=args.speed, duration=args.duration,
+                             lexicon=load_pronunciations(args.dictionary),
+                             saved=voice[0] if voice is not None else None)
     # The engine checks again; checking here reports a typo before the model loads.
     check_options(options)
     check_item(item)
@@ -338,8 +333,8 @@ def _render(args, options, item, voice, command_started: float) -> dict:
     from studio.engine.accel.accelerator import Accelerator
     from studio.engine.engine import Engine, check_item, precision_name
     from studio.engine.options import resolve_decode_mode
-    from studio.engine.prompt import VoicePrompt
     from studio.engine.prompt_cache import disk_cache_enabled
+    from studio.service.voices import VoiceChoice, resolve_voice
 
     warnings: list[str] = []
 
@@ -356,20 +351,12 @@ def _render(args, options, item, voice, command_started: float) -> dict:
     accel = Accelerator(args.accel, on_stage=stage)
     accel.prepare(engine)
     started = time.perf_counter()
-    prompt, source, encodes, transcriptions = None, "none", 0, 0
-    if voice is not None:
-        # A saved voice's prompt was encoded when it was saved: read from disk, no work.
-        spec = engine.info.audio
-        prompt, source = VoicePrompt.load(voice[1], spec.codebooks, spec.mask_id), "disk"
-    elif args.prompt:
-        spec = engine.info.audio
-        prompt, source = VoicePrompt.load(args.prompt, spec.codebooks, spec.mask_id), "file"
-    elif args.ref:
-        prompts = _prompt_source(engine, args, prompts_enabled)
-        prompt, source = prompts.obtain(
-            args.ref, args.ref_text, preprocess=not args.no_preprocess, warn=warn
-        )
-        encodes, transcriptions = prompts.encodes, prompts.transcriptions
+    choice = VoiceChoice(saved_prompt=voice[1] if voice is not None else None,
+                         prompt_file=args.prompt, reference=args.ref, ref_text=args.ref_text,
+                         preprocess=not args.no_preprocess)
+    prompts = _prompt_source(engine, args, prompts_enabled) if args.ref else None
+    prompt, source = resolve_voice(engine, prompts, choice, warn=warn)
+    encodes, transcriptions = (prompts.encodes, prompts.transcriptions) if prompts else (0, 0)
 
     item.prompt = prompt
     show = not args.quiet and sys.stderr.isatty()
@@ -507,16 +494,11 @@ def _side_file(path: Path, what: str, write) -> None:
 
 def _prompt_source(engine, args, disk: bool):
     from studio.engine.asr import DEFAULT_ASR_MODEL
-    from studio.engine.prompt_cache import PromptCache, default_cache_folder
-    from studio.engine.prompts import PromptSource
-    from studio.library.voices import saved_voice_cache_keys
+    from studio.engine.prompt_cache import default_cache_folder
+    from studio.service.voices import prompt_source
 
-    return PromptSource(
-        engine,
-        PromptCache(default_cache_folder() if disk else None),
-        asr_model=args.asr_model or DEFAULT_ASR_MODEL,
-        keep_keys=saved_voice_cache_keys,
-    )
+    return prompt_source(engine, default_cache_folder() if disk else None,
+                         args.asr_model or DEFAULT_ASR_MODEL)
 
 
 def _size(count: int) -> str:

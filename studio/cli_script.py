@@ -374,10 +374,10 @@ def _render(args, script, specs, studio_model, lexicon):
     from studio.engine.asr import DEFAULT_ASR_MODEL
     from studio.engine.decode import DecodeOptions
     from studio.engine.engine import Engine, GenerationOptions, SynthesisItem, check_item
-    from studio.engine.prompt_cache import PromptCache, default_cache_folder, disk_cache_enabled
-    from studio.engine.prompts import PromptSource
-    from studio.library.voices import VoiceLibrary, saved_voice_cache_keys
+    from studio.engine.prompt_cache import default_cache_folder, disk_cache_enabled
+    from studio.library.voices import VoiceLibrary
     from studio.scripts.render import VoiceSpec, render_script
+    from studio.service.voices import VoiceChoice, prompt_source, resolve_voice
 
     for n, line in enumerate(script.lines):  # a bad line is said before the model loads
         try:
@@ -386,19 +386,16 @@ def _render(args, script, specs, studio_model, lexicon):
         except UserError as exc:
             raise UserError(f"Line {n + 1} ({line.speaker}): {exc}") from None
     engine = Engine.load(model_source(args.model, studio_model), device=args.device, precision=args.precision)
-    prompts = PromptSource(engine, PromptCache(default_cache_folder() if disk_cache_enabled()
-                                               else None),
-                           asr_model=DEFAULT_ASR_MODEL, keep_keys=saved_voice_cache_keys)
+    prompts = prompt_source(engine, default_cache_folder() if disk_cache_enabled() else None,
+                            DEFAULT_ASR_MODEL)
     voices = {}
     for speaker, spec in specs.items():
-        prompt = None
+        saved = None
         if "voice" in spec:
             with VoiceLibrary() as library:
-                voice = library.find(spec["voice"])
-                audio = engine.info.audio
-                prompt = library.load_prompt(voice.id, audio.codebooks, audio.mask_id)
-        elif "ref" in spec:
-            prompt, _source = prompts.obtain(spec["ref"], spec.get("ref_text"), True)
+                saved = library.prompt_path(library.find(spec["voice"]).id)
+        prompt, _source = resolve_voice(engine, prompts, VoiceChoice(
+            saved_prompt=saved, reference=spec.get("ref"), ref_text=spec.get("ref_text")))
         voices[speaker] = VoiceSpec(prompt, spec.get("instruct"), spec.get("seed"),
                                     spec.get("language"))
     options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))

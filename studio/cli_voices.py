@@ -126,13 +126,15 @@ def _import(library, args) -> dict:
 
 
 def _save(args, studio_model: str | None) -> dict:
-    from studio.cli import _library_chatter_to_log, _prompt_source
+    from studio.cli import _library_chatter_to_log
+    from studio.engine.asr import DEFAULT_ASR_MODEL
     from studio.engine.engine import Engine
     from studio.engine.languages import resolve_language
-    from studio.engine.prompt_cache import disk_cache_enabled
+    from studio.engine.prompt_cache import default_cache_folder, disk_cache_enabled
     from studio.library import fields
     from studio.library.clips import check_voice_clip
     from studio.library.voices import VoiceLibrary
+    from studio.service.voices import prompt_source
 
     # Everything that needs no model first, so a clash or a bad clip costs nothing.
     try:
@@ -152,7 +154,8 @@ def _save(args, studio_model: str | None) -> dict:
     with _library_chatter_to_log():
         engine = Engine.load(model_source(args.model, studio_model), device=args.device,
                              precision=args.precision)
-        prompts = _prompt_source(engine, args, disk_cache_enabled())
+        prompts = prompt_source(engine, default_cache_folder() if disk_cache_enabled() else None,
+                                args.asr_model or DEFAULT_ASR_MODEL)
         preprocess = not args.no_preprocess
         prompt, source = prompts.obtain(args.ref, args.ref_text, preprocess=preprocess)
         key = prompts.key_for(args.ref, args.ref_text, preprocess)

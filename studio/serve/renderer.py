@@ -254,14 +254,12 @@ class Renderer:
         return load_pronunciations(root=self.data_root)
 
     def _item(self, ticket: Ticket, lexicon):
-        from studio.engine.engine import SynthesisItem
-        from studio.engine.prompt import VoicePrompt
+        from studio.service.voices import read_prompt, synthesis_items
 
         request, voice = ticket.request, ticket.voice
         prompt = None
-        spec = self.engine.info.audio
         if voice.prompt_path is not None:
-            prompt = VoicePrompt.load(voice.prompt_path, spec.codebooks, spec.mask_id)
+            prompt = read_prompt(self.engine, voice.prompt_path)
         elif request.ref_audio is not None:
             key = f"{request.ref_key}:{request.ref_text}"
             prompt = self._prompts.get(key)
@@ -272,12 +270,7 @@ class Renderer:
                 while len(self._prompts) > PROMPT_MEMO:
                     self._prompts.popitem(last=False)
             self._prompts.move_to_end(key)
-        return SynthesisItem(
-            text=request.text,
-            language=request.language if request.language is not None else voice.language,
-            instruct=voice.instruct,
-            prompt=prompt,
-            speed=request.speed,
-            seed=request.seed if request.seed is not None else voice.seed,
-            lexicon=lexicon,
-        )
+        [item] = synthesis_items(request.text, [request.seed], language=request.language,
+                                 instruct=voice.instruct, prompt=prompt, speed=request.speed,
+                                 lexicon=lexicon, saved=voice)
+        return item

@@ -165,10 +165,8 @@ class InferenceWorker(QObject):
         self._prune_on_start(request.retention_days)
 
     def _load_model(self, request: LoadRequest) -> None:
-        from studio.engine.prompt_cache import PromptCache
-        from studio.engine.prompts import PromptSource
-        from studio.library.voices import saved_voice_cache_keys
         from studio.paths import data_dir
+        from studio.service.voices import prompt_source
 
         self._deferred = None
         self.model_loading.emit(f"Loading {request.source} …")
@@ -190,10 +188,8 @@ class InferenceWorker(QObject):
             self.model_failed.emit(str(exc))
             return
         folder = (self._data_dir or data_dir()) / "prompt_cache" if request.disk_cache else None
-        cache = PromptCache(folder, memory_items=request.memory_items, disk_items=request.disk_items)
-        prompts = PromptSource(
-            engine, cache, asr_model=request.asr_model, keep_keys=saved_voice_cache_keys
-        )
+        prompts = prompt_source(engine, folder, request.asr_model,
+                                memory_items=request.memory_items, disk_items=request.disk_items)
         self.engine, self.prompts, self._request = engine, prompts, request
         self.accelerator.request(request.accel)
         self._prepare_accel()
@@ -268,7 +264,8 @@ class InferenceWorker(QObject):
 
     @Slot(int, object, object)
     def render(self, job: int, request: RenderRequest, cancel: threading.Event) -> None:
-        from studio.engine.engine import SynthesisItem, precision_name
+        from studio.engine.engine import precision_name
+        from studio.service.voices import synthesis_items
 
         if not self._here(job, request, cancel, self._render_remote):
             return
@@ -279,19 +276,10 @@ class InferenceWorker(QObject):
             from studio.engine.lexicon import load_pronunciations
 
             lexicon = load_pronunciations()  # the data folder's; edits apply to the next render
-            items = [
-                SynthesisItem(
-                    lexicon=lexicon,
-                    text=request.text,
-                    language=request.language,
-                    instruct=request.instruct,
-                    prompt=prompt,
-                    speed=request.speed,
-                    duration=request.duration,
-                    seed=seed,
-                )
-                for seed in request.seeds
-            ]
+            items = synthesis_items(request.text, request.seeds, language=request.language,
+                                    instruct=request.instruct, prompt=prompt,
+                                    speed=request.speed, duration=request.duration,
+                                    lexicon=lexicon)
 
             def on_progress(p) -> None:
                 self.progress.emit(job, p.step, p.steps, p.chunk, p.chunks)
@@ -493,25 +481,27 @@ class InferenceWorker(QObject):
 
     def _voice_prompt(self, request: RenderRequest, warnings: list):
         """(prompt, where it came from, the clip's sha256, the saved voice) of a request."""
+        from studio.service.voices import VoiceChoice, resolve_voice
+
         voice = self._saved_voice(request.voice_id)
         if voice is not None:  # encoded when it was saved: read from disk
             library = self.voice_library()
-            spec = self.engine.info.audio
-            prompt = library.load_prompt(voice.id, spec.codebooks, spec.mask_id)
-            return prompt, "disk", self.prompts.audio_sha256(library.clip_path(voice.id)), voice
-        if request.reference is not None:  # also a deleted voice's take, from its clip
-            prompt, source = self.prompts.obtain(
-                request.reference, request.ref_text, request.preprocess, warn=warnings.append
-            )
-            return prompt, source, self.prompts.audio_sha256(request.reference), None
-        return None, "none", None, None
+            prompt, source = resolve_voice(self.engine, self.prompts,
+                                           VoiceChoice(saved_prompt=library.prompt_path(voice.id)))
+            return prompt, source, self.prompts.audio_sha256(library.clip_path(voice.id)), voice
+        # A reference clip (also a deleted voice's take, from its clip), or a design
+        prompt, source = resolve_voice(self.engine, self.prompts, VoiceChoice(
+            reference=request.reference, ref_text=request.ref_text,
+            preprocess=request.preprocess), warn=warnings.append)
+        sha = self.prompts.audio_sha256(request.reference) if request.reference else None
+        return prompt, source, sha, None
 
     @Slot(int, object, object)
     def render_lines(self, job: int, request: LinesRequest, cancel: threading.Event) -> None:
         """A script's lines: batched by voice and settings, each line saved as a take and
         sent (``line_rendered``) as its batch ends, so a cancel or a failure keeps the
         lines rendered before it."""
-        from studio.engine.engine import SynthesisItem
+        from studio.service.voices import synthesis_items
         from studio.worker.lines import batches
 
         if not self._here(job, request, cancel, self._render_lines_remote):
@@ -524,11 +514,10 @@ class InferenceWorker(QObject):
             for batch in batches(request.lines):
                 first = request.lines[batch[0]]
                 prompt, _source, sha, voice = self._voice_prompt(first, warnings)
-                items = [SynthesisItem(request.lines[i].text, language=first.language,
-                                       instruct=first.instruct, prompt=prompt,
-                                       speed=first.speed, duration=request.lines[i].duration,
-                                       seed=request.lines[i].seeds[0], lexicon=lexicon)
-                         for i in batch]
+                items = [item for i in batch for item in synthesis_items(
+                    request.lines[i].text, request.lines[i].seeds[:1], language=first.language,
+                    instruct=first.instruct, prompt=prompt, speed=first.speed,
+                    duration=request.lines[i].duration, lexicon=lexicon)]
 
                 def on_progress(p, done=done) -> None:
                     self.progress.emit(job, p.step, p.steps, done, total)
