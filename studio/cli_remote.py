@@ -105,30 +105,26 @@ def _render_parts(backend, request, sink: _Sink, chunk, lexicon):
     silence written between them; the pronunciation dictionary applied to each."""
     import dataclasses
 
-    import numpy as np
+    from studio.service.remote import render_between_pauses
 
-    from studio.engine.text import split_pauses
+    samples = [0]
 
-    result, rate, samples = None, None, 0
-    for part, pause in split_pauses(request.text):
-        if part:
-            said = lexicon.apply(part, request.language) if lexicon else part
-            result = backend.render(dataclasses.replace(request, text=said),
-                                    on_chunk=chunk if request.stream else None)
-            if rate is not None and result.sample_rate != rate:
-                raise UserError(f"The server at {backend.url} changed its sample rate within "
-                                "one take; nothing was saved.")
-            rate = result.sample_rate
-            samples += result.audio.size
-            if not request.stream:
-                sink.open(rate)
-                sink.write(result.audio)
-        if pause and rate is not None:
-            sink.write(np.zeros(round(pause * rate), np.float32))
-            samples += round(pause * rate)
-    if result is None:
-        raise UserError("The text has nothing to say but pauses; type some words.")
-    return result, samples / rate
+    def audio(result) -> None:
+        samples[0] += result.audio.size
+        if not request.stream:
+            sink.open(result.sample_rate)
+            sink.write(result.audio)
+
+    def silence(zeros, _rate: int) -> None:
+        samples[0] += zeros.size
+        sink.write(zeros)
+
+    result = render_between_pauses(
+        request.text, request.language, lexicon, backend.url,
+        lambda said: backend.render(dataclasses.replace(request, text=said),
+                                    on_chunk=chunk if request.stream else None),
+        audio, silence)
+    return result, samples[0] / result.sample_rate
 
 
 def run(args, text: str) -> dict:

@@ -129,7 +129,7 @@ def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options,
     take), which is mixed as it is; ``on_line(done, total)`` reports each batch.
     """
     reuse = reuse or {}
-    from studio.engine.engine import SynthesisItem
+    from studio.service.voices import synthesis_items
 
     missing = [s for s in script.speakers if s not in voices]
     if missing:
@@ -146,9 +146,9 @@ def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options,
         voice = voices[line.speaker]
         line_seed = voice.seed if voice.seed is not None else (
             seed + n if seed is not None else None)
-        items.append(SynthesisItem(line.text, language=voice.language, instruct=voice.instruct,
-                                   prompt=voice.prompt, duration=line.duration, seed=line_seed,
-                                   lexicon=lexicon))
+        items += synthesis_items(line.text, [line_seed], language=voice.language,
+                                 instruct=voice.instruct, prompt=voice.prompt,
+                                 duration=line.duration, lexicon=lexicon)
         if n in reuse:
             continue
         groups.setdefault((line.speaker, line.duration is not None), []).append(n)

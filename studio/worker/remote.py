@@ -104,43 +104,36 @@ class RemoteRenderer:
         """One take of ``request`` in ``voice``; ``on_piece(samples, rate)`` as a stream
         arrives (silences included), when given."""
         from studio.engine.decode import Cancelled
-        from studio.engine.text import split_pauses
         from studio.remote.client import RemoteCancelled
         from studio.remote.dialects import RemoteRequest
+        from studio.service.remote import render_between_pauses
 
-        parts = split_pauses(request.text)
         decode = request.options.decode
         pieces: list[np.ndarray] = []
-        rate, result = None, None
-        for text, pause in parts:
-            if text:
-                if lexicon:
-                    text = lexicon.apply(text, request.language)
-                call = RemoteRequest(
-                    text=text, language=request.language, instruct=voice.instruct,
-                    ref_audio=voice.clip, ref_name=voice.clip_name, ref_text=voice.transcript,
-                    steps=decode.num_step, guidance=decode.guidance_scale, seed=seed,
-                    speed=request.speed, position_temperature=decode.position_temperature,
-                    class_temperature=decode.class_temperature, stream=on_piece is not None)
-                try:
-                    result = self.backend.render(call, on_chunk=on_piece, cancel=cancel)
-                except RemoteCancelled:
-                    raise Cancelled() from None
-                if rate is not None and result.sample_rate != rate:
-                    raise UserError(f"The server at {self.backend.url} changed its sample "
-                                    "rate within one take; nothing was saved.")
-                rate = result.sample_rate
-                pieces.append(result.audio)
-            if pause and rate is not None:
-                silence = np.zeros(round(pause * rate), np.float32)
-                pieces.append(silence)
-                if on_piece is not None:
-                    on_piece(silence, rate)
-        if result is None:
-            raise UserError("The text has nothing to say but pauses; type some words.")
+
+        def part(said: str):
+            call = RemoteRequest(
+                text=said, language=request.language, instruct=voice.instruct,
+                ref_audio=voice.clip, ref_name=voice.clip_name, ref_text=voice.transcript,
+                steps=decode.num_step, guidance=decode.guidance_scale, seed=seed,
+                speed=request.speed, position_temperature=decode.position_temperature,
+                class_temperature=decode.class_temperature, stream=on_piece is not None)
+            try:
+                return self.backend.render(call, on_chunk=on_piece, cancel=cancel)
+            except RemoteCancelled:
+                raise Cancelled() from None
+
+        def silence(zeros: np.ndarray, rate: int) -> None:
+            pieces.append(zeros)
+            if on_piece is not None:
+                on_piece(zeros, rate)
+
+        result = render_between_pauses(request.text, request.language, lexicon,
+                                       self.backend.url, part,
+                                       lambda result: pieces.append(result.audio), silence)
         self._warn_ignored(request, result.dialect, warn)
-        return RemoteRender(np.concatenate(pieces), rate, seed, result.model, result.dialect,
-                            result.reported)
+        return RemoteRender(np.concatenate(pieces), result.sample_rate, seed, result.model,
+                            result.dialect, result.reported)
 
     @staticmethod
     def _warn_ignored(request, dialect_name: str, warn) -> None:
