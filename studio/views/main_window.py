@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSize, Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QByteArray, QRect, QSize, Qt, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -37,6 +37,7 @@ from studio.views.status_bar import StatusBar
 from studio.views.takes_panel import TakesPanel
 from studio.views.voices_view import VoicesView
 from studio.views.widgets.labels import heading_label, hint_label
+from studio.views.widgets.wheel_guard import WheelGuard
 from studio.worker.jobs import (
     AccelState,
     LineDone,
@@ -59,7 +60,7 @@ VIEW_TIPS = {
     "script": "Multi-speaker scripts and long-form projects, line by line (Ctrl+4)",
     "settings": "Model, acceleration, cache, audio and data folder (Ctrl+5)",
 }
-DEFAULT_SIZE = QSize(1280, 800)
+DEFAULT_SIZE = QSize(1280, 800)  # on a screen that has room; a smaller one gets all of it
 SIDEBAR_WIDTH = 176
 TAKES_WIDTH = 340
 SIDEBAR_STYLE = """
@@ -105,6 +106,23 @@ UNCAUGHT_ERROR = ("Something went wrong inside the studio; the log file in the d
                   "the details. Your takes and voices are safe.")
 
 
+def first_geometry(available: QRect) -> QRect:
+    """The first window: DEFAULT_SIZE where it fits, else the whole available area,
+    centred; a laptop's 1366x768 (or 1024x640) shows Generate and the status bar."""
+    size = DEFAULT_SIZE.boundedTo(available.size())
+    rect = QRect(0, 0, size.width(), size.height())
+    rect.moveCenter(available.center())
+    return rect
+
+
+def fit_within(rect: QRect, available: QRect) -> QRect:
+    """A saved geometry from a larger screen: shrunk to the screen and moved onto it."""
+    size = rect.size().boundedTo(available.size())
+    left = min(max(rect.left(), available.left()), available.right() + 1 - size.width())
+    top = min(max(rect.top(), available.top()), available.bottom() + 1 - size.height())
+    return QRect(left, top, size.width(), size.height())
+
+
 class MainWindow(QMainWindow):
     # From any thread (the uncaught-exception hooks): queued to the window's thread.
     _uncaught = Signal()
@@ -114,6 +132,8 @@ class MainWindow(QMainWindow):
                  accel_probe=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("mainWindow")
+        # Before any child exists, so every combo and spin box is guarded as it is polished.
+        self.wheelGuard = WheelGuard.install(self)
         self.setWindowTitle("OmniVoice Desktop")
         self._settings = settings
         self._controller = controller
@@ -555,19 +575,28 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ persistence
     def _restore(self) -> None:
         geometry = self._settings.state("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(DEFAULT_SIZE)
+        if not (isinstance(geometry, QByteArray) and not geometry.isEmpty()
+                and self.restoreGeometry(geometry)):
+            self.setGeometry(first_geometry(self._available()))
+        if not (self.windowState() & (Qt.WindowState.WindowMaximized
+                                      | Qt.WindowState.WindowFullScreen)):
+            self.setGeometry(fit_within(self.geometry(), self._available()))
         splitter = self._settings.state("window/splitter")
         if isinstance(splitter, QByteArray) and not splitter.isEmpty():
             self.splitter.restoreState(splitter)
         else:
-            self.splitter.setSizes([DEFAULT_SIZE.width() - SIDEBAR_WIDTH - TAKES_WIDTH, TAKES_WIDTH])
+            width = self.width() - SIDEBAR_WIDTH - TAKES_WIDTH
+            self.splitter.setSizes([width, TAKES_WIDTH])
         view = self._settings.state("window/view")
         self.show_view(view if view in VIEWS else "clone")
         for page in (self.cloneView, self.designView, self.scriptView):
             page.restore_state(self._settings)
+
+    def _available(self) -> QRect:
+        """The screen's room for windows (less panels and docks): the window's screen,
+        else the primary one."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry()
 
     def save_state(self) -> None:
         self._settings.set_state("window/geometry", self.saveGeometry())

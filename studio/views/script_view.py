@@ -604,10 +604,10 @@ class ScriptView(ReadsVoices, QWidget):
         stale = sum(1 for r in rows if r.status in ("not rendered", "stale"))
         self.renderStaleButton.setText(f"Render stale ({stale})" if stale else "Render stale")
         idle = has and not self._busy
-        self.renderStaleButton.setEnabled(idle and stale > 0)
-        self.renderAllButton.setEnabled(idle and bool(rows))
-        self.cancelButton.setEnabled(self._busy)
-        self.exportButton.setEnabled(has and any(r.take for r in rows))
+        self._enable(self.renderStaleButton, idle and stale > 0)
+        self._enable(self.renderAllButton, idle and bool(rows))
+        self._enable(self.cancelButton, self._busy)
+        self._enable(self.exportButton, has and any(r.take for r in rows))
         for widget in (self.voiceCombo, self.instructEdit, self.newSpeakerEdit,
                        self.dictionarySection, self.exportEdit, self.presetCombo):
             widget.setEnabled(has)
@@ -621,6 +621,14 @@ class ScriptView(ReadsVoices, QWidget):
         self._show_speaker()
         self._show_line()
         self._refresh_play()
+
+    def _enable(self, button: QPushButton, on: bool) -> None:
+        """A focused button about to be disabled hands the focus to the lines; left to Qt
+        it moved on in tab order, to the export path with its text selected, where one
+        keystroke replaced it."""
+        if not on and button.hasFocus():
+            self.table.setFocus(Qt.FocusReason.OtherFocusReason)
+        button.setEnabled(on)
 
     def _rows(self) -> list[LineRow]:
         takes = self._takes() if self._takes is not None else None
@@ -682,7 +690,7 @@ class ScriptView(ReadsVoices, QWidget):
         line = self.current_line()
         for widget in (self.lineSpeakerCombo, self.pauseSpin, self.takeCombo):
             widget.setEnabled(line is not None)
-        self.newSeedButton.setEnabled(line is not None and not self._busy)
+        self._enable(self.newSeedButton, line is not None and not self._busy)
         self.playButton.setEnabled(self._player is not None and any(
             r.take for r in self.model.rows()))
         self.lineLabel.setText(f"Line {self.model.row_of(line.id) + 1}" if line else "Line")
