@@ -63,14 +63,17 @@ VIEW_TIPS = {
 DEFAULT_SIZE = QSize(1280, 800)  # on a screen that has room; a smaller one gets all of it
 SIDEBAR_WIDTH = 176
 TAKES_WIDTH = 340
+TAKES_NARROW = 280  # below 1200 px of window
 SIDEBAR_STYLE = """
 QFrame#sidebarPanel { background: palette(base); border: none;
                       border-right: 1px solid palette(mid); }
 QListWidget#sidebar { border: none; background: transparent; padding-top: 4px; outline: 0; }
+/* outline: 0 drops Qt's dotted rectangle; the ring below marks the focused item instead. */
 QListWidget#sidebar::item { padding: 9px 18px; margin: 2px 8px; border-radius: 6px; }
 QListWidget#sidebar::item:selected { background: palette(highlight);
                                      color: palette(highlighted-text); }
 QListWidget#sidebar::item:hover:!selected { background: palette(midlight); }
+QListWidget#sidebar::item:focus { border: 2px solid palette(text); padding: 7px 16px; }
 """
 
 
@@ -585,8 +588,9 @@ class MainWindow(QMainWindow):
         if isinstance(splitter, QByteArray) and not splitter.isEmpty():
             self.splitter.restoreState(splitter)
         else:
-            width = self.width() - SIDEBAR_WIDTH - TAKES_WIDTH
-            self.splitter.setSizes([width, TAKES_WIDTH])
+            # A narrower takes panel on a small screen leaves the page room to fit.
+            takes = TAKES_WIDTH if self.width() >= 1200 else TAKES_NARROW
+            self.splitter.setSizes([self.width() - SIDEBAR_WIDTH - takes, takes])
         view = self._settings.state("window/view")
         self.show_view(view if view in VIEWS else "clone")
         for page in (self.cloneView, self.designView, self.scriptView):

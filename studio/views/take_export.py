@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
@@ -90,7 +91,10 @@ class ExportDialog(QDialog):
         folderRow.addWidget(self.folderEdit, 1)
         folderRow.addWidget(self.browseButton)
         form = QFormLayout()
-        form.addRow("&Folder", folderRow)
+        # A row holding a layout gets no buddy, and its label then showed "&Folder" as typed.
+        folderLabel = QLabel("&Folder")
+        folderLabel.setBuddy(self.folderEdit)
+        form.addRow(folderLabel, folderRow)
         form.addRow("F&ormat", self.formatCombo)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.exportButton = self.buttons.addButton("Export",
