@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "journeys"))
 
-from studio_process import Studio  # noqa: E402
+from studio_process import Studio
 
 VIEWS = ("clone", "design", "voices", "script", "settings")
 DISPLAY = os.environ.get("SCREENS_DISPLAY", ":65")

@@ -469,10 +469,12 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _model_loading(self, stage: str) -> None:
         self.statusBarWidget.set_model_loading(stage)
+        self.settingsView.set_model_ready(False)
 
     @Slot(object)
     def _model_loaded(self, info: ModelInfo) -> None:
         self.statusBarWidget.set_model_loaded(info)
+        self.settingsView.set_model_ready(True)  # Device / Precision now ask before a reload
         if not self._notices:
             self.statusBarWidget.show_message(f"Model ready on {info.device} ({info.precision}).")
         self._notices = []  # shown past the first load; the next message replaces them
@@ -480,6 +482,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _model_failed(self, reason: str) -> None:
         self.statusBarWidget.set_model_failed(reason)
+        self.settingsView.set_model_ready(False)
 
     @Slot(object)
     def _accel_availability(self, availability: dict) -> None:

@@ -64,8 +64,12 @@ class WheelGuard(QObject):
         kind = event.type()
         if kind == QEvent.Type.Polish:
             self._no_wheel_focus(watched)
-        elif kind == QEvent.Type.Wheel and guarded(watched) and not is_focused(watched):
-            area = scroll_area_of(watched)
+        elif kind == QEvent.Type.Wheel and isinstance(watched, QWidget):
+            # A spin box's (or an editable combo's) line edit is the guarded widget too.
+            owner = watched if guarded(watched) else watched.parentWidget()
+            if owner is None or not guarded(owner) or is_focused(owner):
+                return False
+            area = scroll_area_of(owner)
             if area is not None:
                 QApplication.sendEvent(area.viewport(), event)
             event.accept()  # handled: the value stays, and nothing below sees it again
