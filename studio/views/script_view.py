@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -184,6 +185,8 @@ class ScriptView(ReadsVoices, QWidget):
         self.pauseSpin.setSingleStep(0.1)
         self.pauseSpin.setDecimals(1)
         self.pauseSpin.setSuffix(" s pause")
+        # Never narrower than "60.0 s pause": squeezed by the row it read "0.3 s paus".
+        self.pauseSpin.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.pauseSpin.setToolTip("Silence after this line in the mix")
         self.takeCombo = QComboBox()
         self.takeCombo.setObjectName("lineTakeCombo")

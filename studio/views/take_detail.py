@@ -116,6 +116,8 @@ class TakeDetail(QFrame):
             button.setToolTip(tip)
             button.setAccessibleName(text.rstrip("…"))
             button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            # Shares the row evenly, but never so narrow that its word is cut.
+            button.setMinimumWidth(button.fontMetrics().horizontalAdvance(text) + 12)
             return button
 
         self.rerenderButton = action("rerenderButton", "Re-render",

@@ -400,11 +400,20 @@ class Driver(QObject):
         """Every value a wheel could change in the main window: combo boxes, spin boxes,
         sliders and check boxes, keyed by name and position in the widget tree, with
         the global centre of each one that is on screen (to point the wheel at)."""
-        values = {}
+        values, seen = {}, {}
         kinds = (QComboBox, QAbstractSpinBox, QAbstractSlider, QCheckBox)
-        for n, widget in enumerate(self.window.findChildren(QWidget)):
+        for widget in self.window.findChildren(QWidget):
             if not isinstance(widget, kinds) or isinstance(widget, QScrollBar):
                 continue
+            # Named by its named ancestors and its own name, numbered among namesakes:
+            # stable while the wheel (wrongly) makes a view build new widgets.
+            names, node = [widget.objectName() or type(widget).__name__], widget.parentWidget()
+            while node is not None and node is not self.window:
+                if node.objectName():
+                    names.append(node.objectName())
+                node = node.parentWidget()
+            path = "/".join(reversed(names))
+            seen[path] = seen.get(path, 0) + 1
             if isinstance(widget, QComboBox):
                 value = widget.currentText()
             elif isinstance(widget, QCheckBox):
@@ -415,7 +424,7 @@ class Driver(QObject):
                 value = widget.value()
             centre = widget.mapToGlobal(widget.rect().center())
             shown = widget.isVisible() and not widget.visibleRegion().isEmpty()
-            values[f"{widget.objectName() or type(widget).__name__}#{n}"] = {
+            values[f"{path}#{seen[path]}"] = {
                 "value": value, "shown": shown, "enabled": widget.isEnabled(),
                 "centre": [centre.x(), centre.y()]}
         return {"values": values}

@@ -12,6 +12,7 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
+    QFileDialog,
     QLabel,
     QScrollArea,
     QSlider,
@@ -23,7 +24,8 @@ from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_se
 
 from studio.engine.accel_probe import hardware
 from studio.views.design_view import DesignView
-from studio.views.main_window import MainWindow, first_geometry, fit_within
+from studio.views.main_window import VIEW_MIN_WIDTH, MainWindow, first_geometry, fit_within
+from studio.views.script_view import ScriptView
 from studio.views.settings_view import SettingsView
 from studio.views.take_detail import TakeDetail
 from studio.views.take_export import ExportDialog
@@ -130,8 +132,13 @@ def test_the_wheel_gives_no_focus_and_edits_a_focused_setting(qtbot, page):
     assert page.combo.currentIndex() == 1, "a focused combo box is the user's to wheel"
 
 
-def test_no_wheel_over_any_view_changes_a_setting(qtbot, tmp_path):
-    """Finding 2: a wheel over Design changed Language; over Settings, Device."""
+def test_no_wheel_over_any_view_changes_a_setting(qtbot, tmp_path, monkeypatch):
+    """Finding 2: a wheel over Design changed Language; over Settings, Device; over Clone's
+    voice picker it chose "Browse…" and opened a file dialog."""
+    opened = []
+    for name in ("getOpenFileName", "getSaveFileName", "getExistingDirectory"):
+        monkeypatch.setattr(QFileDialog, name, staticmethod(
+            lambda *args, _name=name, **kw: opened.append(_name) or ("", "")))
     window = make_window(qtbot, tmp_path)
     window.resize(1024, 640)
     window.show()
@@ -151,6 +158,7 @@ def test_no_wheel_over_any_view_changes_a_setting(qtbot, tmp_path):
         changed = [w.objectName() or type(w).__name__
                    for w, b, a in zip(targets, before, after) if b != a]
         assert targets and not changed, f"the wheel changed {changed} in {name}"
+        assert not opened, f"the wheel opened a file dialog ({opened}) in {name}"
 
 
 # ---------------------------------------------------------------- focus
@@ -298,3 +306,23 @@ def test_changing_device_under_a_working_model_asks_first(qtbot, tmp_path):
     assert settings.value("model/precision") == "bf16"
     view.deviceCombo.setCurrentIndex(view.deviceCombo.findData("cpu"))  # joins that reload
     assert settings.value("model/device") == "cpu" and not view.reloadConfirm.isVisibleTo(view)
+
+
+def test_narrow_rows_do_not_cut_the_pause_box_or_the_take_buttons(qtbot):
+    """Finding 7: "0.3 s paus" in Script, and crushed take buttons at 1024x640."""
+    script = ScriptView(None, takes=lambda: None)
+    qtbot.addWidget(script)
+    script.resize(min(VIEW_MIN_WIDTH, script.minimumSizeHint().width()), 600)
+    script.show()
+    qtbot.waitExposed(script)
+    spin = script.pauseSpin
+    assert spin.width() >= spin.sizeHint().width(), (spin.width(), spin.sizeHint())
+    detail = TakeDetail()
+    qtbot.addWidget(detail)
+    detail.resize(detail.minimumSizeHint().width(), 400)  # as narrow as the panel allows
+    detail.show()
+    qtbot.waitExposed(detail)
+    for button in (detail.rerenderButton, detail.varyButton, detail.copyButton,
+                   detail.exportButton, detail.compareButton):
+        needed = button.fontMetrics().horizontalAdvance(button.text())
+        assert button.width() >= needed, (button.text(), button.width(), needed)
