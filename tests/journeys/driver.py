@@ -382,6 +382,13 @@ class Driver(QObject):
                 "screen": [screen.x(), screen.y(), screen.width(), screen.height()],
                 "window": list(self.window.frameGeometry().getRect())}
 
+    def op_activate(self) -> dict:
+        """Make the main window the active one, as a click on it does under a window
+        manager (a bare X server has none): keyboard focus needs an active window."""
+        self.window.raise_()
+        self.window.activateWindow()
+        return {"active": self.window.isActiveWindow()}
+
     def op_focus(self) -> dict:
         """The widget with the keyboard focus: its name, class and named ancestors."""
         widget = QApplication.focusWidget()

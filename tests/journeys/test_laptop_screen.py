@@ -15,12 +15,15 @@ import subprocess
 import time
 
 import pytest
-from studio_process import LONG_TEXT, SCREENS, Studio, pick_reference, wait_takes
+from studio_process import SCREENS, Studio, pick_reference, wait_takes
 
 DIALOGUE = """Alice: Good morning, Bob. The storm kept me up all night long.
 Bob: Morning. Then coffee first, and the plan after that, if you can stand it.
 Alice: Coffee it is, and then the long walk down to the river to see the bridge.
 """
+PARAGRAPH = ("The storm rolled in over the hills just after noon. Farmers hurried to bring "
+             "their animals inside before the rain. By evening the river had risen past the "
+             "old stone bridge.")
 VIEWS = {"clone": 0, "design": 1, "voices": 2, "script": 3, "settings": 4}
 
 
@@ -51,6 +54,8 @@ def screen(request):
 def studio(tmp_path, tiny_checkpoint, screen):
     launched = Studio(tmp_path, tiny_checkpoint, display=screen["display"])
     launched.connect()
+    launched.wait_until(lambda: launched.request("activate")["active"], 10,
+                        "the window to become active")
     yield launched
     launched.stop()
 
@@ -79,13 +84,13 @@ def show(studio: Studio, view: str) -> None:
 
 
 def three_takes_streaming(studio: Studio, form: str) -> None:
-    """Advanced open, 3 takes of a long text at Final; Generate; wait until it decodes."""
+    """Advanced open, 3 takes of a paragraph; Generate; wait until it decodes."""
     if not studio.get(f"{form}/takesSpin")["visible"]:
         studio.click(f"{form}/advancedSection/sectionToggle")
     studio.type(f"{form}/takesSpin", "3")
     studio.key(f"{form}/takesSpin", "Tab")
-    studio.type(f"{form}/textEdit", LONG_TEXT)
-    studio.click(f"{form}/presetFinal")
+    studio.type(f"{form}/textEdit", PARAGRAPH)
+    studio.click(f"{form}/presetDraft")
     studio.click(f"{form}/generateButton")  # by mouse: the button takes the focus
     studio.wait_until(lambda: studio.get(f"{form}/progressBar")["value"] > 0, 120,
                       "the render to start")
@@ -113,7 +118,7 @@ def test_a_laptop_screen_shows_generate_progress_and_cancel_in_every_state(
     if studio.get("cloneForm/livePreview")["visible"]:
         assert_actions_on_screen(studio, "cloneForm", "livePreview")
     keep(studio, "clone-streaming", screen)
-    wait_takes(studio, 3)
+    wait_takes(studio, 3, timeout=400)
     assert_actions_on_screen(studio, "cloneForm")
 
     # Design: the same, plus an inline message above the row.
@@ -122,7 +127,7 @@ def test_a_laptop_screen_shows_generate_progress_and_cancel_in_every_state(
     three_takes_streaming(studio, "designForm")
     assert_actions_on_screen(studio, "designForm")
     keep(studio, "design-streaming", screen)
-    wait_takes(studio, 6)
+    wait_takes(studio, 6, timeout=400)
     studio.type("designForm/textEdit", "")
     studio.click("designForm/generateButton")  # no text: a sentence above the row
     assert studio.get("designForm/formMessage")["visible"]
@@ -142,7 +147,7 @@ def test_a_laptop_screen_shows_generate_progress_and_cancel_in_every_state(
         studio.wait_until(lambda: studio.text("speakerSeedLabel").startswith("seed "), 10,
                           f"{speaker}'s voice")
     studio.type("exportPathEdit", str(studio.home / "breakfast.wav"))
-    studio.choose("scriptPresetCombo", "Final")
+    studio.choose("scriptPresetCombo", "Draft")
     studio.click("dictionarySection/sectionToggle")  # open: the most the view can show
     studio.click("renderAllButton")
     studio.wait_until(lambda: studio.get("scriptProgress")["visible"], 60, "the script render")
