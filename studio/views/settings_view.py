@@ -396,8 +396,7 @@ class SettingsView(QWidget):
         """Grey the devices and precisions this machine lacks, each with its reason (in
         its tooltip, and under Device). Until the worker has looked, all stay offered."""
         missing = []
-        for combo, kind, labels in ((self.deviceCombo, "device", DEVICE_LABELS),
-                                    (self.precisionCombo, "precision", PRECISION_LABELS)):
+        for combo, kind in ((self.deviceCombo, "device"), (self.precisionCombo, "precision")):
             for row in range(combo.count()):
                 value = combo.itemData(row)
                 ok, reason = self._availability.get(f"{kind}:{value}", (True, None))
@@ -405,8 +404,8 @@ class SettingsView(QWidget):
                 combo.setItemData(row, None if ok else f"Not on this machine: {reason}",
                                   Qt.ItemDataRole.ToolTipRole)
                 if not ok:
-                    missing.append(f"{labels[value]}: {reason}")
-        self.deviceAvailability.setText("Not on this machine: " + "; ".join(missing) + "."
+                    missing.append(reason)  # the reason names the option
+        self.deviceAvailability.setText("Greyed out: " + "; ".join(missing) + "."
                                         if missing else "")
         self.deviceAvailability.setVisible(bool(missing))
 
