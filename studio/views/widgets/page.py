@@ -37,7 +37,10 @@ class ContentLayout(QVBoxLayout):
             if item.isEmpty():  # a hidden widget takes no room
                 continue
             height = item.minimumSize().height()
-            if item.hasHeightForWidth():
+            # A wrapped label's real height; not a panel's, whose height-for-width is its
+            # preferred height (its spare room showed as a gap above the Text box).
+            widget = item.widget()
+            if item.hasHeightForWidth() and (widget is None or widget.layout() is None):
                 height = max(height, item.heightForWidth(inner))
             total += height
             shown += 1
