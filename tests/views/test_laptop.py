@@ -326,3 +326,72 @@ def test_narrow_rows_do_not_cut_the_pause_box_or_the_take_buttons(qtbot):
                    detail.exportButton, detail.compareButton):
         needed = button.fontMetrics().horizontalAdvance(button.text())
         assert button.width() >= needed, (button.text(), button.width(), needed)
+
+
+def test_after_render_all_no_path_field_is_selected(qtbot, tmp_path, reader, player):
+    """Finding 11: after Render all the export path had the focus with its text selected,
+    so one keystroke replaced it."""
+    view = ScriptView(player, takes=lambda: reader)
+    qtbot.addWidget(view)
+    view.resize(900, 640)
+    view.show()
+    qtbot.waitExposed(view)
+    view.activateWindow()
+    qtbot.waitUntil(view.isActiveWindow)
+    script = tmp_path / "two.txt"
+    script.write_text("Alice: Good morning.\nBob: Morning.\n", encoding="utf-8")
+    view.pathEdit.setText(str(script))
+    with qtbot.waitSignal(view.message):
+        qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
+    for speaker in ("Alice", "Bob"):
+        view.speakerCombo.setCurrentIndex(view.speakerCombo.findText(speaker))
+        view.instructEdit.setFocus()
+        view.instructEdit.setText("female")
+        qtbot.keyClick(view.instructEdit, Qt.Key.Key_Return)
+    view.exportEdit.setText(str(tmp_path / "two.wav"))
+    with qtbot.waitSignal(view.render_requested):
+        qtbot.mouseClick(view.renderAllButton, Qt.MouseButton.LeftButton)
+    view.set_busy(True)  # what the window does with the request
+    focus = QApplication.focusWidget()
+    assert focus is not view.exportEdit and not view.exportEdit.selectedText(), focus
+    assert focus is view.table
+    view.set_busy(False)
+    assert QApplication.focusWidget() is not view.exportEdit
+    view.close_project()
+
+
+def test_the_sidebar_shows_where_the_focus_is(qtbot, tmp_path):
+    """Finding 11: no focus ring in the sidebar."""
+    window = make_window(qtbot, tmp_path)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    window.sidebar.setFocus()
+    qtbot.waitUntil(window.sidebar.hasFocus)
+    focused = window.sidebar.grab().toImage()
+    window.cloneView.form.textEdit.setFocus()
+    qtbot.waitUntil(lambda: not window.sidebar.hasFocus())
+    unfocused = window.sidebar.grab().toImage()
+    assert focused != unfocused, "the sidebar looks the same with and without the focus"
+
+
+def test_settings_fit_beside_the_takes_panel_on_a_small_screen(qtbot, tmp_path):
+    """Finding 7: Settings' rows, server error and acceleration text were cut on the right."""
+    view = settings_view(qtbot, tmp_path)
+    view.set_availability(NO_GPU)
+    view.connectionMessage.show_message(
+        "The server at http://gpu-box:8000 did not answer within 5 s; check the address and "
+        "that the server is running, then press Test connection again.")
+    view.resize(480, 640)  # the page beside the takes panel in a 1024 px window
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.wait(50)
+    area = view.findChild(QScrollArea)
+    viewport = area.viewport()
+    right = viewport.mapToGlobal(viewport.rect().topRight()).x()
+    cut = [w.objectName() or type(w).__name__ + ":" + (w.text() if isinstance(w, QLabel) else "")
+           for w in area.widget().findChildren(QWidget)
+           if w.isVisible() and w.width() > 0
+           and w.mapToGlobal(w.rect().topRight()).x() > right + 1]
+    assert not cut, cut
