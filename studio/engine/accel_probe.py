@@ -70,10 +70,13 @@ def probe(
     return result
 
 
-def hardware(torch: Any = None, system: str | None = None) -> Availability:
+def hardware(torch: Any = None, system: str | None = None, platform: Any = None) -> Availability:
     """Which devices and precisions Settings can offer on this machine, with the reason
     where not: ``{"device:cuda": ..., "device:mps": ..., "precision:fp16": ...}``.
-    CPU, Auto, fp32 and bf16 work everywhere and are not listed."""
+    CPU, Auto, fp32 and bf16 work everywhere and are not listed. With the worker's
+    ``platform`` the GPU is its (the same machine the acceleration list describes)."""
+    if platform is not None and torch is None:
+        torch = getattr(platform, "torch", None)
     if torch is None:
         try:
             import torch
@@ -81,7 +84,10 @@ def hardware(torch: Any = None, system: str | None = None) -> Availability:
             torch = None
     system = system or host.system()
     try:
-        cuda = torch is not None and bool(torch.cuda.is_available())
+        if platform is not None and callable(getattr(platform, "gpu", None)):
+            cuda = platform.gpu()[0] is None  # no reason against it
+        else:
+            cuda = torch is not None and bool(torch.cuda.is_available())
     except Exception:  # a broken driver: said as no usable GPU
         cuda = False
     mps_backend = getattr(getattr(torch, "backends", None), "mps", None)

@@ -199,8 +199,7 @@ class InferenceWorker(QObject):
             from studio.engine.accel_probe import hardware, probe
 
             platform = self.accelerator.platform
-            availability = {**probe(platform=platform),
-                            **hardware(getattr(platform, "torch", None))}
+            availability = {**probe(platform=platform), **hardware(platform=platform)}
         except Exception:
             log.exception("checking the acceleration modes failed")
             return

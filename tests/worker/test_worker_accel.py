@@ -252,8 +252,10 @@ def test_availability_is_computed_on_the_worker_for_its_platform(qapp, engine, m
     seen = watch(worker)
     try:
         worker.load_model(LoadRequest(source="tiny", disk_cache=False))
-        assert seen["availability"] == [{mode: (True, None) for mode in
-                                         ("off", "compile", "flashinfer", "flashinfer-graph")}]
+        modes = ("off", "compile", "flashinfer", "flashinfer-graph")
+        assert [{m: a[m] for m in modes} for a in seen["availability"]] == \
+            [{mode: (True, None) for mode in modes}]
+        assert seen["availability"][0]["device:cuda"] == (True, None)  # the platform's GPU
     finally:
         worker.release()
 
