@@ -65,14 +65,6 @@ PRECISION_LABELS = {"auto": "Auto (bf16 on GPU and native-bf16 CPUs)", "fp32": "
                     "bf16": "bf16", "fp16": "fp16"}
 
 
-class NoWheelDoubleSpinBox(QDoubleSpinBox):
-    """A spin box the mouse wheel passes over (the page scrolls): one notch on a setting
-    that deletes takes must not change it."""
-
-    def wheelEvent(self, event) -> None:
-        event.ignore()
-
-
 class SettingsView(QWidget):
     reload_requested = Signal()
     accel_requested = Signal(str)
@@ -531,7 +523,9 @@ class SettingsView(QWidget):
 
     def _takes_section(self) -> QWidget:
         box, form = self._section("Takes")
-        self.retentionSpin = NoWheelDoubleSpinBox()
+        # The window's wheel guard keeps the wheel off it unless it has the focus: one
+        # notch on a setting that deletes takes must not change it.
+        self.retentionSpin = QDoubleSpinBox()
         self.retentionSpin.setObjectName("retentionSpin")
         self.retentionSpin.setRange(0, 3650)
         self.retentionSpin.setDecimals(0)
