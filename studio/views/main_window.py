@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSize, Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QByteArray, QRect, QSize, Qt, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from studio import __version__
 from studio.engine.errors import UserError
-from studio.model_state import ModelState
+from studio.model_state import ModelState, Phase
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
@@ -41,6 +41,7 @@ from studio.views.takes_panel import TakesPanel
 from studio.views.undo import UndoStack, snapshot_edit
 from studio.views.voices_view import VoicesView
 from studio.views.widgets.labels import heading_label, hint_label
+from studio.views.widgets.wheel_guard import WheelGuard
 from studio.worker.jobs import (
     AccelState,
     LineDone,
@@ -63,17 +64,20 @@ VIEW_TIPS = {
     "script": "Multi-speaker scripts and long-form projects, line by line (Ctrl+4)",
     "settings": "Model, acceleration, cache, audio and data folder (Ctrl+5)",
 }
-DEFAULT_SIZE = QSize(1280, 800)
+DEFAULT_SIZE = QSize(1280, 800)  # on a screen that has room; a smaller one gets all of it
 SIDEBAR_WIDTH = 176
 TAKES_WIDTH = 340
+TAKES_NARROW = 280  # below 1200 px of window
 SIDEBAR_STYLE = """
 QFrame#sidebarPanel { background: palette(base); border: none;
                       border-right: 1px solid palette(mid); }
 QListWidget#sidebar { border: none; background: transparent; padding-top: 4px; outline: 0; }
+/* outline: 0 drops Qt's dotted rectangle; the ring below marks the focused item instead. */
 QListWidget#sidebar::item { padding: 9px 18px; margin: 2px 8px; border-radius: 6px; }
 QListWidget#sidebar::item:selected { background: palette(highlight);
                                      color: palette(highlighted-text); }
 QListWidget#sidebar::item:hover:!selected { background: palette(midlight); }
+QListWidget#sidebar::item:focus { border: 2px solid palette(text); padding: 7px 16px; }
 """
 
 
@@ -109,6 +113,23 @@ UNCAUGHT_ERROR = ("Something went wrong inside the studio; the log file in the d
                   "the details. Your takes and voices are safe.")
 
 
+def first_geometry(available: QRect) -> QRect:
+    """The first window: DEFAULT_SIZE where it fits, else the whole available area,
+    centred; a laptop's 1366x768 (or 1024x640) shows Generate and the status bar."""
+    size = DEFAULT_SIZE.boundedTo(available.size())
+    rect = QRect(0, 0, size.width(), size.height())
+    rect.moveCenter(available.center())
+    return rect
+
+
+def fit_within(rect: QRect, available: QRect) -> QRect:
+    """A saved geometry from a larger screen: shrunk to the screen and moved onto it."""
+    size = rect.size().boundedTo(available.size())
+    left = min(max(rect.left(), available.left()), available.right() + 1 - size.width())
+    top = min(max(rect.top(), available.top()), available.bottom() + 1 - size.height())
+    return QRect(left, top, size.width(), size.height())
+
+
 class MainWindow(QMainWindow):
     # From any thread (the uncaught-exception hooks): queued to the window's thread.
     _uncaught = Signal()
@@ -119,6 +140,8 @@ class MainWindow(QMainWindow):
                  server_probe=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("mainWindow")
+        # Before any child exists, so every combo and spin box is guarded as it is polished.
+        self.wheelGuard = WheelGuard.install(self)
         self.setWindowTitle("OmniVoice Desktop")
         self._settings = settings
         self._controller = controller
@@ -307,6 +330,8 @@ class MainWindow(QMainWindow):
         for view in (self.cloneView, self.designView):
             view.form.set_model_state(state.label, state.generate_reason())
         self.setupCard.set_state(state)
+        # Device / Precision ask before a reload only while a working model would unload.
+        self.settingsView.set_model_ready(self.modelStatus.local.phase is Phase.READY)
         self._show_page(self.sidebar.currentRow())
 
     # ------------------------------------------------------------------ intents -> controller
@@ -610,19 +635,29 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ persistence
     def _restore(self) -> None:
         geometry = self._settings.state("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(DEFAULT_SIZE)
+        if not (isinstance(geometry, QByteArray) and not geometry.isEmpty()
+                and self.restoreGeometry(geometry)):
+            self.setGeometry(first_geometry(self._available()))
+        if not (self.windowState() & (Qt.WindowState.WindowMaximized
+                                      | Qt.WindowState.WindowFullScreen)):
+            self.setGeometry(fit_within(self.geometry(), self._available()))
         splitter = self._settings.state("window/splitter")
         if isinstance(splitter, QByteArray) and not splitter.isEmpty():
             self.splitter.restoreState(splitter)
         else:
-            self.splitter.setSizes([DEFAULT_SIZE.width() - SIDEBAR_WIDTH - TAKES_WIDTH, TAKES_WIDTH])
+            # A narrower takes panel on a small screen leaves the page room to fit.
+            takes = TAKES_WIDTH if self.width() >= 1200 else TAKES_NARROW
+            self.splitter.setSizes([self.width() - SIDEBAR_WIDTH - takes, takes])
         view = self._settings.state("window/view")
         self.show_view(view if view in VIEWS else "clone")
         for page in (self.cloneView, self.designView, self.scriptView):
             page.restore_state(self._settings)
+
+    def _available(self) -> QRect:
+        """The screen's room for windows (less panels and docks): the window's screen,
+        else the primary one."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry()
 
     def save_state(self) -> None:
         self._settings.set_state("window/geometry", self.saveGeometry())

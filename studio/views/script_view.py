@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -198,6 +199,8 @@ class ScriptView(ReadsVoices, QWidget):
         self.pauseSpin.setSingleStep(0.1)
         self.pauseSpin.setDecimals(1)
         self.pauseSpin.setSuffix(" s pause")
+        # Never narrower than "60.0 s pause": squeezed by the row it read "0.3 s paus".
+        self.pauseSpin.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.pauseSpin.setToolTip("Silence after this line in the mix")
         self.takeCombo = QComboBox()
         self.takeCombo.setObjectName("lineTakeCombo")
@@ -619,10 +622,10 @@ class ScriptView(ReadsVoices, QWidget):
         stale = sum(1 for r in rows if r.status in ("not rendered", "stale"))
         self.renderStaleButton.setText(render_changed_text(stale))
         idle = has and not self._busy
-        self.renderStaleButton.setEnabled(idle and stale > 0)
-        self.renderAllButton.setEnabled(idle and bool(rows))
-        self.cancelButton.setEnabled(self._busy)
-        self.exportButton.setEnabled(has and any(r.take for r in rows))
+        self._enable(self.renderStaleButton, idle and stale > 0)
+        self._enable(self.renderAllButton, idle and bool(rows))
+        self._enable(self.cancelButton, self._busy)
+        self._enable(self.exportButton, has and any(r.take for r in rows))
         for widget in (self.voiceCombo, self.instructEdit, self.newSpeakerEdit,
                        self.dictionarySection, self.exportEdit, self.presetCombo):
             widget.setEnabled(has)
@@ -636,6 +639,14 @@ class ScriptView(ReadsVoices, QWidget):
         self._show_speaker()
         self._show_line()
         self._refresh_play()
+
+    def _enable(self, button: QPushButton, on: bool) -> None:
+        """A focused button about to be disabled hands the focus to the lines; left to Qt
+        it moved on in tab order, to the export path with its text selected, where one
+        keystroke replaced it."""
+        if not on and button.hasFocus():
+            self.table.setFocus(Qt.FocusReason.OtherFocusReason)
+        button.setEnabled(on)
 
     def _rows(self) -> list[LineRow]:
         takes = self._takes() if self._takes is not None else None
@@ -700,7 +711,7 @@ class ScriptView(ReadsVoices, QWidget):
         line = self.current_line()
         for widget in (self.lineSpeakerCombo, self.pauseSpin, self.takeCombo):
             widget.setEnabled(line is not None)
-        self.newSeedButton.setEnabled(line is not None and not self._busy)
+        self._enable(self.newSeedButton, line is not None and not self._busy)
         self.playButton.setEnabled(self._player is not None and any(
             r.take for r in self.model.rows()))
         self.lineLabel.setText(f"Line {self.model.row_of(line.id) + 1}" if line else "Line")

@@ -25,13 +25,16 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
+    QAbstractSlider,
     QAbstractSpinBox,
     QApplication,
+    QCheckBox,
     QComboBox,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QProgressBar,
+    QScrollBar,
     QTableView,
     QTextEdit,
     QWidget,
@@ -397,6 +400,71 @@ class Driver(QObject):
             self._lateness.start()
             return {}
         return self._lateness.stop()
+
+    def op_rect(self, target: str) -> dict:
+        """Where a widget is on the screen (global pixels) and the screen's room for
+        windows, to assert that it can be seen without scrolling the desktop."""
+        widget = find(target)
+        top_left = widget.mapToGlobal(QPoint(0, 0))
+        screen = (widget.screen() or QGuiApplication.primaryScreen()).availableGeometry()
+        return {"rect": [top_left.x(), top_left.y(), widget.width(), widget.height()],
+                "visible": widget.isVisible(),
+                "screen": [screen.x(), screen.y(), screen.width(), screen.height()],
+                "window": list(self.window.frameGeometry().getRect())}
+
+    def op_activate(self) -> dict:
+        """Make the main window the active one, as a click on it does under a window
+        manager (a bare X server has none): keyboard focus needs an active window."""
+        self.window.raise_()
+        self.window.activateWindow()
+        return {"active": self.window.isActiveWindow()}
+
+    def op_focus(self) -> dict:
+        """The widget with the keyboard focus: its name, class and named ancestors."""
+        widget = QApplication.focusWidget()
+        if widget is None:
+            return {"name": None, "class": None, "ancestors": []}
+        ancestors, node = [], widget.parentWidget()
+        while node is not None:
+            if node.objectName():
+                ancestors.append(node.objectName())
+            node = node.parentWidget()
+        selected = widget.selectedText() if isinstance(widget, QLineEdit) else ""
+        return {"name": widget.objectName(), "class": type(widget).__name__,
+                "ancestors": ancestors, "selected": selected}
+
+    def op_values(self) -> dict:
+        """Every value a wheel could change in the main window: combo boxes, spin boxes,
+        sliders and check boxes, keyed by name and position in the widget tree, with
+        the global centre of each one that is on screen (to point the wheel at)."""
+        values, seen = {}, {}
+        kinds = (QComboBox, QAbstractSpinBox, QAbstractSlider, QCheckBox)
+        for widget in self.window.findChildren(QWidget):
+            if not isinstance(widget, kinds) or isinstance(widget, QScrollBar):
+                continue
+            # Named by its named ancestors and its own name, numbered among namesakes:
+            # stable while the wheel (wrongly) makes a view build new widgets.
+            names, node = [widget.objectName() or type(widget).__name__], widget.parentWidget()
+            while node is not None and node is not self.window:
+                if node.objectName():
+                    names.append(node.objectName())
+                node = node.parentWidget()
+            path = "/".join(reversed(names))
+            seen[path] = seen.get(path, 0) + 1
+            if isinstance(widget, QComboBox):
+                value = widget.currentText()
+            elif isinstance(widget, QCheckBox):
+                value = widget.isChecked()
+            elif isinstance(widget, QAbstractSpinBox):
+                value = widget.text()
+            else:
+                value = widget.value()
+            centre = widget.mapToGlobal(widget.rect().center())
+            shown = widget.isVisible() and not widget.visibleRegion().isEmpty()
+            values[f"{path}#{seen[path]}"] = {
+                "value": value, "shown": shown, "enabled": widget.isEnabled(),
+                "centre": [centre.x(), centre.y()]}
+        return {"values": values}
 
     def op_close(self) -> dict:
         """Close the main window as its close button does; the app then quits."""
