@@ -244,7 +244,8 @@ def test_an_elided_label_keeps_its_text_and_shows_all_of_it_when_there_is_room(q
 
 def test_no_label_shows_a_literal_ampersand(qtbot, tmp_path):
     """Finding 7: the Export dialog said "&Folder"."""
-    rows = [SimpleNamespace(name="Take 1", take=SimpleNamespace(id="t1"))]
+    take = SimpleNamespace(id="t1", name="Take 1", settings=SimpleNamespace(text="Hello."))
+    rows = [SimpleNamespace(name="Take 1", take=take)]  # one take: the dialog asks its name
     dialog = ExportDialog(None, rows, folder=str(tmp_path), fmt="WAV",
                           export=lambda *a: [], formats=lambda: ["WAV"])
     qtbot.addWidget(dialog)
