@@ -31,6 +31,7 @@ from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
 from studio.views.menus import Menus
+from studio.views.script_files import script_file_of
 from studio.views.script_view import ScriptView
 from studio.views.settings_view import SettingsView
 from studio.views.status_bar import StatusBar
@@ -117,6 +118,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle("OmniVoice Desktop")
+        self.setAcceptDrops(True)  # scripts and projects: see dropEvent
         self._settings = settings
         self._controller = controller
         self._player = player
@@ -282,6 +284,18 @@ class MainWindow(QMainWindow):
 
     def current_view(self) -> str:
         return VIEWS[max(0, self.stack.currentIndex())]
+
+    # A script or project dropped anywhere on the window (where no view takes it, such as
+    # the Clone view's clip panel) opens in the Script view.
+    def dragEnterEvent(self, event) -> None:
+        if script_file_of(event.mimeData()) is not None:
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        if script_file_of(event.mimeData()) is not None:
+            self.show_view("script")
+            self.scriptView.handle_drop(event.mimeData())
+            event.acceptProposedAction()
 
     # ------------------------------------------------------------------ intents -> controller
     def load_model(self) -> None:

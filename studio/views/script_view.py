@@ -22,6 +22,7 @@ from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, Signal, Slo
 from PySide6.QtGui import QColor, QIcon, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
@@ -49,6 +50,7 @@ from studio.views.script_lines_model import (
     LineRow,
     ScriptLinesModel,
 )
+from studio.views.script_files import PROJECT_SUFFIX, ask_new_project, script_file_of
 from studio.views.script_live import ScriptListener
 from studio.views.takes_model import suspect_label
 from studio.views.voices_model import ReadsVoices
@@ -136,6 +138,11 @@ class ScriptView(ReadsVoices, QWidget):
                                    "import the script into a new project beside it")
         self.browseButton = QPushButton("Browse…")
         self.browseButton.setObjectName("browseScriptButton")
+        self.browseButton.setToolTip("Open a project, or import a script (.txt, .md, .srt, .vtt)")
+        self.newButton = QPushButton("New script…")
+        self.newButton.setObjectName("newScriptButton")
+        self.newButton.setToolTip("Start a new project: name its file, then type its lines "
+                                  "(or drop a script file on this view)")
         self.projectLabel = hint_label(EMPTY_HINT)
         self.projectLabel.setObjectName("projectLabel")
         self.undoButton = QPushButton("Undo")
@@ -274,7 +281,8 @@ class ScriptView(ReadsVoices, QWidget):
         layout.setContentsMargins(24, 20, 24, 16)
         layout.setSpacing(8)
         layout.addWidget(heading_label("Script", size_delta=4))
-        layout.addLayout(self._row(self.pathEdit, self.openButton, self.browseButton, stretch=0))
+        layout.addLayout(self._row(self.pathEdit, self.openButton, self.browseButton,
+                                   self.newButton, stretch=0))
         layout.addLayout(self._row(self.projectLabel, self.newSpeakerEdit, self.undoButton,
                                    self.redoButton, stretch=0))
         voice = self._row(QLabel("Voice of"), self.speakerCombo, self.voiceCombo,
@@ -307,6 +315,8 @@ class ScriptView(ReadsVoices, QWidget):
         self.openButton.clicked.connect(self.open_path)
         self.pathEdit.returnPressed.connect(self.open_path)
         self.browseButton.clicked.connect(self._browse)
+        self.newButton.clicked.connect(self.new_script)
+        self.setAcceptDrops(True)
         self.undoButton.clicked.connect(self.undo)
         self.redoButton.clicked.connect(self.redo)
         self.speakerCombo.currentIndexChanged.connect(self._show_speaker)
@@ -360,6 +370,10 @@ class ScriptView(ReadsVoices, QWidget):
             if key == Qt.Key.Key_Delete and plain:
                 self.delete_lines()
                 return True
+            # A script file copied in the file manager, pasted on the lines (text fields
+            # keep their own paste).
+            if event.matches(QKeySequence.StandardKey.Paste):
+                return self.handle_drop(QApplication.clipboard().mimeData())
         return super().eventFilter(watched, event)
 
     # ------------------------------------------------------------------ files
@@ -371,6 +385,47 @@ class ScriptView(ReadsVoices, QWidget):
         if path:
             self.pathEdit.setText(path)
             self.open_path()
+
+    @Slot()
+    def new_script(self) -> None:
+        """File ▸ New script: name a new project in a Save dialog, then type its first line
+        (a name that exists opens that project instead: nothing is overwritten)."""
+        start = start_folder(self.pathEdit.text().strip() or None, avoid=data_dir())
+        path = ask_new_project(self, str(Path(start) / f"Untitled{PROJECT_SUFFIX}"))
+        if path is None:
+            return
+        try:
+            self.open(path)
+        except UserError as exc:
+            self.notice.show_message(str(exc))
+            return
+        if not self.project.lines():
+            self.table.setFocus()
+            self.add_line()
+
+    def handle_drop(self, mime) -> bool:
+        """A dropped or pasted project or script opens (a script is imported); False when
+        it holds none."""
+        path = script_file_of(mime) if mime is not None else None
+        if path is None:
+            return False
+        try:
+            self.open(path)
+        except UserError as exc:
+            self.notice.show_message(str(exc))
+        return True
+
+    def dragEnterEvent(self, event) -> None:
+        if script_file_of(event.mimeData()) is not None:
+            event.acceptProposedAction()
+            return
+        super().dragEnterEvent(event)
+
+    def dropEvent(self, event) -> None:
+        if self.handle_drop(event.mimeData()):
+            event.acceptProposedAction()
+            return
+        super().dropEvent(event)
 
     @Slot()
     def open_path(self) -> None:
@@ -391,8 +446,9 @@ class ScriptView(ReadsVoices, QWidget):
 
         path = Path(path).absolute()
         if path.suffix.lower() == PROJECT_SUFFIX:
-            project = Project.open(path) if path.exists() else Project.create(path)
-            said = f"Opened {path.name}." if path.exists() else f"Made the project {path.name}."
+            existed = path.exists()
+            project = Project.open(path) if existed else Project.create(path)
+            said = f"Opened {path.name}." if existed else f"Made the project {path.name}."
         else:
             script = read_script(path)
             target = path.with_suffix(PROJECT_SUFFIX)

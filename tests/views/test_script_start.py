@@ -1,0 +1,84 @@
+"""Issue 25, finding 5: a script can be started from the window. New script… is a Save
+dialog (a new name makes the project, where Browse's Open dialog said "File not found"),
+and a script or project dropped or pasted on the view opens."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QMimeData, Qt, QUrl
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QFileDialog
+
+from studio.views.script_view import ScriptView
+
+
+def make_view(qtbot, reader, player):
+    view = ScriptView(player, takes=lambda: reader)
+    qtbot.addWidget(view)
+    view.resize(900, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def dropped(path) -> QMimeData:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    return mime
+
+
+def test_new_script_names_a_new_project_in_a_save_dialog_and_starts_its_first_line(
+        qtbot, tmp_path, reader, player, monkeypatch):
+    asked = []
+
+    def save_dialog(parent, title, start, filters, *args, **kwargs):
+        asked.append((title, start, filters))
+        return str(tmp_path / "radio play"), filters  # a new name, without the ending
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_dialog)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda *a, **k: (_ for _ in ()).throw(AssertionError("an Open dialog")))
+    view = make_view(qtbot, reader, player)
+    view.newButton.click()
+    assert asked and asked[0][0] == "New script" and "*.ovproj" in asked[0][2]
+    assert view.project is not None and view.project.path == tmp_path / "radio play.ovproj"
+    assert view.project.path.exists()
+    assert [s.name for s in view.project.speakers()] == ["Narrator"]
+    assert view.model.rowCount() == 1
+    assert view.table.state() == QAbstractItemView.State.EditingState, "type the first line"
+    view.close_project()
+
+
+def test_new_script_on_an_existing_name_opens_it_and_replaces_nothing(
+        qtbot, tmp_path, reader, player, monkeypatch):
+    script = tmp_path / "old.txt"
+    script.write_text("Ann: One.\nBen: Two.\n", encoding="utf-8")
+    view = make_view(qtbot, reader, player)
+    view.open(script)
+    view.close_project()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(tmp_path / "old.ovproj"), ""))
+    view.new_script()
+    assert [line.text for line in view.project.lines()] == ["One.", "Two."]
+    view.close_project()
+
+
+def test_a_script_dropped_on_the_view_is_imported(qtbot, tmp_path, reader, player):
+    script = tmp_path / "scene.txt"
+    script.write_text("Ann: Hello.\nBen: Hi there.\n", encoding="utf-8")
+    view = make_view(qtbot, reader, player)
+    assert view.acceptDrops()
+    assert view.handle_drop(dropped(script))
+    assert view.project.path == tmp_path / "scene.ovproj"
+    assert [s.name for s in view.project.speakers()] == ["Ann", "Ben"]
+    assert not view.handle_drop(dropped(tmp_path / "clip.wav")), "audio is not a script"
+    view.close_project()
+
+
+def test_a_script_pasted_on_the_table_is_imported(qtbot, tmp_path, reader, player):
+    script = tmp_path / "notes.md"
+    script.write_text("# One\n\nAnn: Hello.\n", encoding="utf-8")
+    view = make_view(qtbot, reader, player)
+    QApplication.clipboard().setMimeData(dropped(script))
+    view.table.setFocus()
+    qtbot.keyClick(view.table, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert view.project is not None and view.project.path == tmp_path / "notes.ovproj"
+    view.close_project()
