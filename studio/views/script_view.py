@@ -842,7 +842,9 @@ class ScriptView(ReadsVoices, QWidget):
                     line.seed if line.seed is not None else speaker.seed if speaker.seed is not None
                     else random.randrange(2**31))
                 requests.append(line_request(speaker, line, options, seed=seed,
-                                             saved=self._saved(speaker)))
+                                             saved=self._saved(speaker),
+                                             project=str(self.project.path),
+                                             number=order.get(line_id, 0) + 1))
                 keys.append(line_id)
         except UserError as exc:
             self.notice.show_message(str(exc))
