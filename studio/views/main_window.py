@@ -234,6 +234,9 @@ class MainWindow(QMainWindow):
         script.cancel_requested.connect(lambda: self._cancel(self.scriptView))
         script.compare_requested.connect(self._compare_takes)
         script.message.connect(self.statusBarWidget.show_message)
+        # The takes panel files script takes under their project: it follows the view.
+        script.project_changed.connect(lambda _path: self._follow_project())
+        self.sidebar.currentRowChanged.connect(lambda _row: self._follow_project())
         script.play_failed.connect(self.statusBarWidget.show_error)
         worker.line_rendered.connect(self._line_rendered)
         worker.lines_finished.connect(self._lines_finished)
@@ -284,6 +287,11 @@ class MainWindow(QMainWindow):
 
     def current_view(self) -> str:
         return VIEWS[max(0, self.stack.currentIndex())]
+
+    def _follow_project(self) -> None:
+        project = self.scriptView.project
+        self.takesPanel.follow_project(str(project.path) if project is not None else None,
+                                       self.current_view() == "script")
 
     # A script or project dropped anywhere on the window (where no view takes it, such as
     # the Clone view's clip panel) opens in the Script view.

@@ -210,6 +210,7 @@ class ReferencePanel(QWidget):
         self.trimButton.setObjectName("trimButton")
         self.trimButton.setToolTip("Keep only the selected part of the clip (a new file; the "
                                    "original is not changed)")
+        self.trimButton.hide()  # until a part of a clip is selected
         self.clipMeter = ClipMeter()  # length, clipping and noise, checked on every clip
         trim = QHBoxLayout()
         trim.setSpacing(8)

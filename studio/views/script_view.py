@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 
 from studio.engine.errors import UserError
 from studio.paths import data_dir
+from studio.views.script_files import PROJECT_SUFFIX, ask_new_project, script_file_of
 from studio.views.script_lines_model import (
     LENGTH,
     NUMBER,
@@ -50,7 +51,6 @@ from studio.views.script_lines_model import (
     LineRow,
     ScriptLinesModel,
 )
-from studio.views.script_files import PROJECT_SUFFIX, ask_new_project, script_file_of
 from studio.views.script_live import ScriptListener
 from studio.views.takes_model import suspect_label
 from studio.views.voices_model import ReadsVoices
@@ -108,6 +108,7 @@ class ScriptView(ReadsVoices, QWidget):
     cancel_requested = Signal()
     compare_requested = Signal(object)  # two take ids: the takes panel's A/B
     message = Signal(str)  # an information sentence for the status bar
+    project_changed = Signal(object)  # the open project's path (None: none open)
     play_failed = Signal(str)
 
     def __init__(self, player=None, *, takes=None, library=None, parent: QWidget | None = None):
@@ -471,6 +472,7 @@ class ScriptView(ReadsVoices, QWidget):
         self._refresh()
         if self.model.rowCount():
             self.select_row(0)
+        self.project_changed.emit(project.path)
         self.message.emit(said)
 
     def _known_voices(self, speakers) -> dict[str, dict]:
@@ -503,6 +505,7 @@ class ScriptView(ReadsVoices, QWidget):
             self._stop_mine()
             self.project.close()
             self.project = None
+            self.project_changed.emit(None)
 
     # ------------------------------------------------------------------ editing
     def _edit(self, change, *args, **kwargs) -> bool:
