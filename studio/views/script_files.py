@@ -8,8 +8,11 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from studio.engine.errors import UserError
+from studio.paths import data_dir
 from studio.scripts.parse import SCRIPT_SUFFIXES
 from studio.scripts.project import PROJECT_SUFFIX
+from studio.views.words import start_folder
 
 OPENABLE = (PROJECT_SUFFIX, *SCRIPT_SUFFIXES)
 NEW_FILTER = f"Script projects (*{PROJECT_SUFFIX})"
@@ -47,3 +50,49 @@ def ask_new_project(parent: QWidget, start: str) -> Path | None:
     chosen, _ = QFileDialog.getSaveFileName(parent, "New script", start, NEW_FILTER,
                                             options=QFileDialog.Option.DontConfirmOverwrite)
     return new_project_path(chosen) if chosen else None
+
+
+class StartsScripts:
+    """The Script view's ways in, besides typing a path: New script… and drop or paste.
+    Mixed into ScriptView, whose ``open``, ``add_line``, ``project``, ``pathEdit``,
+    ``table`` and ``notice`` it uses."""
+
+    def new_script(self) -> None:
+        """File ▸ New script: name a new project in a Save dialog, then type its first line
+        (a name that exists opens that project instead: nothing is overwritten)."""
+        start = start_folder(self.pathEdit.text().strip() or None, avoid=data_dir())
+        path = ask_new_project(self, str(Path(start) / f"Untitled{PROJECT_SUFFIX}"))
+        if path is None:
+            return
+        try:
+            self.open(path)
+        except UserError as exc:
+            self.notice.show_message(str(exc))
+            return
+        if not self.project.lines():
+            self.table.setFocus()
+            self.add_line()
+
+    def handle_drop(self, mime) -> bool:
+        """A dropped or pasted project or script opens (a script is imported); False when
+        it holds none."""
+        path = script_file_of(mime) if mime is not None else None
+        if path is None:
+            return False
+        try:
+            self.open(path)
+        except UserError as exc:
+            self.notice.show_message(str(exc))
+        return True
+
+    def dragEnterEvent(self, event) -> None:
+        if script_file_of(event.mimeData()) is not None:
+            event.acceptProposedAction()
+            return
+        super().dragEnterEvent(event)
+
+    def dropEvent(self, event) -> None:
+        if self.handle_drop(event.mimeData()):
+            event.acceptProposedAction()
+            return
+        super().dropEvent(event)

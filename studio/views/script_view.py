@@ -19,7 +19,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QIcon, QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -41,13 +41,21 @@ from PySide6.QtWidgets import (
 
 from studio.engine.errors import UserError
 from studio.paths import data_dir
-from studio.views.script_files import PROJECT_SUFFIX, ask_new_project, script_file_of
+from studio.views.script_cast import (
+    CastPanel,
+    cast_entries,
+    preview_source,
+    swatch,
+    voice_words,
+)
+from studio.views.script_files import StartsScripts
 from studio.views.script_lines_model import (
     LENGTH,
     NUMBER,
     SPEAKER,
     STATUS,
     TEXT,
+    VOICE,
     LineRow,
     ScriptLinesModel,
 )
@@ -97,13 +105,7 @@ def dictionary_text(lexicon) -> str:
     return "\n".join(f"{e.word} = {e.say}" for e in lexicon.entries)
 
 
-def _swatch(colour: str) -> QIcon:
-    pixmap = QPixmap(12, 12)
-    pixmap.fill(QColor(colour or "#718096"))
-    return QIcon(pixmap)
-
-
-class ScriptView(ReadsVoices, QWidget):
+class ScriptView(ReadsVoices, StartsScripts, QWidget):
     render_requested = Signal(object)  # LinesRequest
     cancel_requested = Signal()
     compare_requested = Signal(object)  # two take ids: the takes panel's A/B
@@ -189,12 +191,15 @@ class ScriptView(ReadsVoices, QWidget):
         header = self.table.horizontalHeader()
         for column, mode in ((NUMBER, QHeaderView.ResizeMode.ResizeToContents),
                              (SPEAKER, QHeaderView.ResizeMode.ResizeToContents),
+                             (VOICE, QHeaderView.ResizeMode.Interactive),
                              (TEXT, QHeaderView.ResizeMode.Stretch),
                              (STATUS, QHeaderView.ResizeMode.Fixed),
                              (LENGTH, QHeaderView.ResizeMode.ResizeToContents)):
             header.setSectionResizeMode(column, mode)
         # Wide enough for the longest status, so the column does not jump as lines render.
         header.resizeSection(STATUS, self.table.fontMetrics().horizontalAdvance("not rendered") + 16)
+        header.resizeSection(VOICE, self.table.fontMetrics().horizontalAdvance("x" * 18))
+        self.cast = CastPanel()  # every speaker, its voice, a preview, a gone voice's warning
         self.table.installEventFilter(self)
 
         self.lineSpeakerCombo = QComboBox()
@@ -286,6 +291,7 @@ class ScriptView(ReadsVoices, QWidget):
                                    self.newButton, stretch=0))
         layout.addLayout(self._row(self.projectLabel, self.newSpeakerEdit, self.undoButton,
                                    self.redoButton, stretch=0))
+        layout.addWidget(self.cast)
         voice = self._row(QLabel("Voice of"), self.speakerCombo, self.voiceCombo,
                           self.instructEdit, self.seedLabel, stretch=3)
         layout.addLayout(voice)
@@ -321,6 +327,11 @@ class ScriptView(ReadsVoices, QWidget):
         self.undoButton.clicked.connect(self.undo)
         self.redoButton.clicked.connect(self.redo)
         self.speakerCombo.currentIndexChanged.connect(self._show_speaker)
+        self.speakerCombo.currentIndexChanged.connect(
+            lambda _i: self.cast.select_speaker(self.speakerCombo.currentData()))
+        self.cast.speaker_chosen.connect(
+            lambda s: self.speakerCombo.setCurrentIndex(max(0, self.speakerCombo.findData(s))))
+        self.cast.preview_requested.connect(self.preview_speaker)
         self.voiceCombo.activated.connect(self._voice_chosen)
         self.instructEdit.editingFinished.connect(self._instruct_edited)
         self.newSpeakerEdit.returnPressed.connect(self._add_speaker)
@@ -386,47 +397,6 @@ class ScriptView(ReadsVoices, QWidget):
         if path:
             self.pathEdit.setText(path)
             self.open_path()
-
-    @Slot()
-    def new_script(self) -> None:
-        """File ▸ New script: name a new project in a Save dialog, then type its first line
-        (a name that exists opens that project instead: nothing is overwritten)."""
-        start = start_folder(self.pathEdit.text().strip() or None, avoid=data_dir())
-        path = ask_new_project(self, str(Path(start) / f"Untitled{PROJECT_SUFFIX}"))
-        if path is None:
-            return
-        try:
-            self.open(path)
-        except UserError as exc:
-            self.notice.show_message(str(exc))
-            return
-        if not self.project.lines():
-            self.table.setFocus()
-            self.add_line()
-
-    def handle_drop(self, mime) -> bool:
-        """A dropped or pasted project or script opens (a script is imported); False when
-        it holds none."""
-        path = script_file_of(mime) if mime is not None else None
-        if path is None:
-            return False
-        try:
-            self.open(path)
-        except UserError as exc:
-            self.notice.show_message(str(exc))
-        return True
-
-    def dragEnterEvent(self, event) -> None:
-        if script_file_of(event.mimeData()) is not None:
-            event.acceptProposedAction()
-            return
-        super().dragEnterEvent(event)
-
-    def dropEvent(self, event) -> None:
-        if self.handle_drop(event.mimeData()):
-            event.acceptProposedAction()
-            return
-        super().dropEvent(event)
 
     @Slot()
     def open_path(self) -> None:
@@ -671,10 +641,14 @@ class ScriptView(ReadsVoices, QWidget):
             blocked = combo.blockSignals(True)
             combo.clear()
             for n, s in enumerate(speakers, 1):
-                combo.addItem(_swatch(s.colour), f"{s.name}  (Alt+{n})" if n < 10 and
+                combo.addItem(swatch(s.colour), f"{s.name}  (Alt+{n})" if n < 10 and
                               combo is self.lineSpeakerCombo else s.name, s.id)
             combo.setCurrentIndex(max(0, combo.findData(keep)))
             combo.blockSignals(blocked)
+        self.cast.show_cast(cast_entries(speakers, self.project.lines(), self._saved_names())
+                            if has else [])
+        self.cast.setVisible(has and bool(speakers))
+        self.cast.select_speaker(self.speakerCombo.currentData())
         stale = sum(1 for r in rows if r.status in ("not rendered", "stale"))
         self.renderStaleButton.setText(render_changed_text(stale))
         idle = has and not self._busy
@@ -699,6 +673,8 @@ class ScriptView(ReadsVoices, QWidget):
     def _rows(self) -> list[LineRow]:
         takes = self._takes() if self._takes is not None else None
         speakers = {s.id: s for s in self.project.speakers()}
+        saved = self._saved_names()
+        voices = {s.id: voice_words(s, saved) for s in speakers.values()}
         rows = []
         for line in self.project.lines():
             status = self._in_flight.get(line.id) or self.project.status(line)
@@ -714,10 +690,49 @@ class ScriptView(ReadsVoices, QWidget):
                 except UserError:
                     status = self._in_flight.get(line.id) or "not rendered"
             speaker = speakers.get(line.speaker)
+            voice, voice_problem = voices.get(line.speaker, ("", ""))
             rows.append(LineRow(line.id, speaker.name if speaker else "?",
                                 speaker.colour if speaker else "", line.text, status, seconds,
-                                line.take, problem))
+                                line.take, problem, voice, voice_problem))
         return rows
+
+    def _saved_names(self) -> set[str]:
+        """The saved voices' names, folded (a damaged library: none)."""
+        try:
+            return {v.name.lower() for v in self.library().list()}
+        except Exception:
+            return set()
+
+    def preview_speaker(self, speaker_id: int) -> None:
+        """Hear a speaker's voice: a saved voice's or a clip speaker's clip; a described
+        voice's rendered line (its first line is rendered when none is yet)."""
+        from studio.engine.audio import read_audio
+
+        if self.project is None or self._player is None:
+            return
+        speaker = next((s for s in self.project.speakers() if s.id == speaker_id), None)
+        if speaker is None:
+            return
+        saved = self._saved(speaker)
+        kind, what = preview_source(speaker, self.project.lines(),
+                                    saved.clip if saved is not None else None)
+        try:
+            if kind == "render":
+                self.message.emit(f"Rendering {speaker.name}'s first line to hear the voice.")
+                self.render_lines([what])
+                return
+            if kind == "clip":
+                audio, rate = read_audio(what)
+                audio = audio.mean(axis=0) if audio.ndim == 2 else audio
+            elif kind == "take":
+                audio, rate = self._takes().read_audio(what)
+            else:
+                return
+        except UserError as exc:
+            self.notice.show_message(str(exc))
+            return
+        self._player.load(audio, rate, ("cast", str(self.project.path), speaker_id))
+        self._player.play()
 
     def _show_speaker(self) -> None:
         speaker = self.current_speaker()

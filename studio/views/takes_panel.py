@@ -277,6 +277,10 @@ class TakesPanel(QWidget):
         self.model.reload(library, self.searchEdit.text(), voice=self.voiceCombo.currentData(),
                           starred=True if self.starredButton.isChecked() else None,
                           project=self.projectCombo.key())
+        if self._restored and self.projectCombo.currentIndex() > 0 and not any(
+                self.model.row_of_id(i) >= 0 for i in self._restored):
+            self.projectCombo.set_key(None)  # takes brought back show, whatever they were filed under
+            return  # (the filter's change read the list again)
         if self._restored and any(self.model.row_of_id(i) >= 0 for i in self._restored):
             selected, current, self._restored = list(self._restored), None, ()
         self.select_ids(selected, current=current.id if current else None)
