@@ -128,5 +128,5 @@ class TakeShelf:
         return saved + [(k, label) for k, label in self.session.voices() if k not in keys]
 
     def projects(self) -> list[str]:
-        saved = self.library.projects() if self.library is not None else []
+        saved = self.library.projects() if hasattr(self.library, "projects") else []
         return list(dict.fromkeys(self.session.projects() + saved))
