@@ -157,6 +157,9 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
 
         self.speakerCombo = QComboBox()
         self.speakerCombo.setObjectName("speakerCombo")
+        self.speakerCombo.setSizeAdjustPolicy(  # a whole name, not its first letters
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.speakerCombo.setMinimumContentsLength(10)
         self.speakerCombo.setToolTip("The speaker whose voice is shown (Alt+1..9 gives the "
                                      "selected lines a speaker)")
         self.voiceCombo = QComboBox()
@@ -205,6 +208,9 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.lineSpeakerCombo = QComboBox()
         self.lineSpeakerCombo.setObjectName("lineSpeakerCombo")
         self.lineSpeakerCombo.setToolTip("Who says this line")
+        self.lineSpeakerCombo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.lineSpeakerCombo.setMinimumContentsLength(14)  # "Narrator  (Alt+1)"
         self.pauseSpin = QDoubleSpinBox()
         self.pauseSpin.setObjectName("linePauseSpin")
         self.pauseSpin.setRange(0.0, 60.0)

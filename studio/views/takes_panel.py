@@ -56,7 +56,7 @@ from studio.views.take_delegate import STAR_ON, TakeDelegate
 from studio.views.take_detail import TakeDetail
 from studio.views.take_drag import DragFiles
 from studio.views.takes_model import Row, TakesModel
-from studio.views.takes_projects import ProjectFilter
+from studio.views.takes_projects import ProjectFilter, project_name
 from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.widgets.undo_bar import UndoBar
@@ -332,6 +332,9 @@ class TakesPanel(QWidget):
         text = f"{count} take{'s' if count != 1 else ''}" if count or filtered else ""
         self.countLabel.setText(f"{text} shown" if filtered else text)
         hint = NO_MATCH_HINT if filtered else EMPTY_HINT
+        project = self.projectCombo.key()
+        if project and not count and not self.searchEdit.text().strip():
+            hint = f"The takes of {project_name(project)}'s lines appear here as they render."
         self.empty.setText(f"{hint}\n\n{self._open_error}" if self._open_error else hint)
         self.stack.setCurrentWidget(self.list if count else self.empty)
 
