@@ -18,6 +18,8 @@ SCALE_S = 20.0  # the bar's right end; longer clips pin the marker there
 RED, AMBER, GREEN = QColor("#d9534f"), QColor("#e0a030"), QColor("#3a9d5d")
 ZONES = ((0.0, TOO_SHORT_S, RED), (TOO_SHORT_S, BEST_S[0], AMBER), (BEST_S[0], BEST_S[1], GREEN),
          (BEST_S[1], LONG_S, AMBER), (LONG_S, SCALE_S, RED))
+VERDICT_COLOURS = {"too short": RED, "short": AMBER, "best": GREEN, "longish": AMBER,
+                   "long": RED}
 VERDICT_WORDS = {
     "too short": "too short: 3-10 s clones best",
     "short": "a little short: 3-10 s clones best",
@@ -107,7 +109,7 @@ class ClipMeter(QWidget):
             return
         self.bar.set_seconds(check.seconds)
         self.lengthLabel.setText(length_text(check))
-        colour = next((c for s, e, c in ZONES if s <= min(check.seconds, SCALE_S - 1e-6) < e), RED)
+        colour = VERDICT_COLOURS[check.length]
         pal = self.lengthLabel.palette()
         pal.setColor(QPalette.ColorRole.WindowText, colour.darker(130))
         self.lengthLabel.setPalette(pal)

@@ -30,7 +30,7 @@ class ProjectFilter(QComboBox):
         self.setToolTip("All takes, only Clone and Design takes, or the line takes of one "
                         "script")
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.setMinimumContentsLength(8)
+        self.setMinimumContentsLength(13)  # "Clone & Design" whole
         self.chosen = False
         self.activated.connect(lambda _i: setattr(self, "chosen", True))
         self._fill([])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PySide6.QtGui import QColor
 
 from studio.audio.backend import AudioStatus
 from studio.engine.audio import read_audio, write_audio_atomic
@@ -77,6 +78,8 @@ def test_a_long_clip_trims_to_its_best_10_s_and_keeps_the_original(qtbot, panel,
     assert loud.sum() / rate > 4.0, "all 8 s of speech (its loud samples) are in the clip"
     assert long.read_bytes() == original
     assert meter.lengthLabel.text().endswith("a good length")
+    assert meter.lengthLabel.palette().windowText().color() == QColor("#3a9d5d").darker(130), \
+        "a good length is green, 10.0 s too"
 
 
 def test_clipping_and_noise_are_named_under_the_meter(panel, tmp_path):
