@@ -82,3 +82,34 @@ def test_a_script_pasted_on_the_table_is_imported(qtbot, tmp_path, reader, playe
     qtbot.keyClick(view.table, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
     assert view.project is not None and view.project.path == tmp_path / "notes.ovproj"
     view.close_project()
+
+
+def test_a_script_dropped_anywhere_on_the_window_opens_in_the_script_view(qtbot, tmp_path):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+    from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
+
+    from studio.library.takes import TakeLibrary
+    from studio.views.main_window import MainWindow
+
+    script = tmp_path / "scene.srt"
+    script.write_text("1\n00:00:01,000 --> 00:00:02,500\nHello there.\n", encoding="utf-8")
+    with TakeLibrary() as writer:
+        window = MainWindow(make_settings(tmp_path / "settings.ini"), FakeController(writer),
+                            FakePlayer(), audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
+        qtbot.addWidget(window)
+        window.show_view("voices")
+        mime = dropped(script)
+        actions = Qt.DropAction.CopyAction
+        enter = QDragEnterEvent(QPoint(5, 5), actions, mime, Qt.MouseButton.LeftButton,
+                                Qt.KeyboardModifier.NoModifier)
+        enter.ignore()  # (events start accepted)
+        window.dragEnterEvent(enter)
+        assert enter.isAccepted(), "the window takes the drag"
+        window.dropEvent(QDropEvent(QPoint(5, 5).toPointF(), actions, mime,
+                                    Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier))
+        assert window.current_view() == "script"
+        assert window.scriptView.project.path == tmp_path / "scene.ovproj"
+        assert [line.text for line in window.scriptView.project.lines()] == ["Hello there."]
+        window.scriptView.close_project()
+        window.voicesView.close_library()
