@@ -80,7 +80,8 @@ def render_changed_text(count: int) -> str:
 
 
 OPEN_HINT = "A project (.ovproj, new or existing) or a script to import (.txt, .md, .srt, .vtt)"
-EMPTY_HINT = ("Open a project, or import a script: lines such as \"Alice: Hello.\", Markdown "
+EMPTY_HINT = ("Start a New script…, open a project, or drop a script here to import it: "
+              "lines such as \"Alice: Hello.\", Markdown "
               "with # chapters, or SRT/VTT subtitles. Each name becomes a speaker.")
 
 
@@ -135,6 +136,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.pathEdit.setObjectName("scriptPathEdit")
         self.pathEdit.setPlaceholderText(OPEN_HINT)
         self.pathEdit.setToolTip(OPEN_HINT)
+        self.pathEdit.setAcceptDrops(False)  # a dropped script opens, not pasted as text
         self.openButton = QPushButton("Open")
         self.openButton.setObjectName("openScriptButton")
         self.openButton.setToolTip("Open the project, make it when it does not exist, or "
