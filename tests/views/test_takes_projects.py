@@ -71,6 +71,8 @@ def test_script_takes_are_filed_under_their_project_and_labelled_with_it(qtbot, 
     assert row.subtitle == "radio play · line 7 · male"
     assert "Script · radio play · line 7 · male" in row.tooltip
     assert panel.countLabel.text() == "7 takes shown"
+    panel.select_ids([row.take.id])
+    assert panel.detail.infoLabel.text().startswith("Script · radio play · line 7 · male · ")
 
 
 def test_the_panel_follows_the_view_until_the_user_picks_a_filter(qtbot, window, writer,
