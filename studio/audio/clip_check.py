@@ -55,7 +55,8 @@ def length_verdict(seconds: float) -> str:
 
 
 def _mono(audio: np.ndarray) -> np.ndarray:
-    x = np.nan_to_num(np.asarray(audio, dtype=np.float64))
+    # float32 throughout: a 5 min clip is checked on the GUI thread (frame sums in float64).
+    x = np.nan_to_num(np.asarray(audio, dtype=np.float32))
     return x.mean(axis=0) if x.ndim == 2 else x.reshape(-1)
 
 
@@ -67,7 +68,7 @@ def frame_levels(audio: np.ndarray, sample_rate: int) -> np.ndarray:
     if count == 0:
         return np.zeros(0)
     frames = x[: count * frame].reshape(count, frame)
-    power = np.mean(frames * frames, axis=1)
+    power = np.einsum("ij,ij->i", frames, frames, dtype=np.float64) / frame
     return 10.0 * np.log10(np.maximum(power, 1e-12))
 
 
