@@ -12,8 +12,9 @@ import dataclasses
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSize, Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QListWidget,
@@ -155,6 +156,11 @@ class MainWindow(QMainWindow):
         self.menus = Menus(self, self.undoStack,
                            [(n, VIEW_TITLES[n], VIEW_TIPS[n].rsplit(" (", 1)[0]) for n in VIEWS])
         self.helpMenu = self.menus.helpMenu  # Help: guide, shortcuts, log, data folder, About
+        # Ctrl+V outside a text field: a script or project copied in the file manager opens
+        # (text fields keep their own paste: they take the key first).
+        self._pasteShortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Paste), self)
+        self._pasteShortcut.setWhatsThis("Open a script or project copied in the file manager")
+        self._pasteShortcut.activated.connect(self._paste_script)
         self.statusBarWidget.set_accel_requested(settings.value("accel/mode"))
         self._setting_changed("audio/output_device")
         self._setting_changed("backend/kind")
@@ -287,6 +293,12 @@ class MainWindow(QMainWindow):
 
     def current_view(self) -> str:
         return VIEWS[max(0, self.stack.currentIndex())]
+
+    def _paste_script(self) -> None:
+        mime = QApplication.clipboard().mimeData()
+        if mime is not None and script_file_of(mime) is not None:
+            self.show_view("script")
+            self.scriptView.handle_drop(mime)
 
     def _follow_project(self) -> None:
         project = self.scriptView.project

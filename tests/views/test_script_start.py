@@ -113,3 +113,34 @@ def test_a_script_dropped_anywhere_on_the_window_opens_in_the_script_view(qtbot,
         assert [line.text for line in window.scriptView.project.lines()] == ["Hello there."]
         window.scriptView.close_project()
         window.voicesView.close_library()
+
+
+def test_a_script_pasted_on_the_window_outside_text_fields_opens(qtbot, tmp_path):
+    from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
+
+    from studio.library.takes import TakeLibrary
+    from studio.views.main_window import MainWindow
+
+    script = tmp_path / "scene.vtt"
+    script.write_text("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nHi.\n", encoding="utf-8")
+    with TakeLibrary() as writer:
+        window = MainWindow(make_settings(tmp_path / "settings.ini"), FakeController(writer),
+                            FakePlayer(), audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow)
+        QApplication.clipboard().setMimeData(dropped(script))
+        text = window.cloneView.form.textEdit
+        text.setFocus()
+        qtbot.keyClick(text, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+        assert window.current_view() == "clone" and window.scriptView.project is None, \
+            "in a text field, Ctrl+V pastes text"
+        assert str(script) in text.toPlainText()
+        window.sidebar.setFocus()
+        qtbot.keyClick(window.sidebar, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+        assert window.current_view() == "script"
+        assert window.scriptView.project.path == tmp_path / "scene.ovproj"
+        window.scriptView.close_project()
+        window.voicesView.close_library()
