@@ -769,7 +769,11 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.voiceCombo.setCurrentIndex(selected)
         self.voiceCombo.blockSignals(blocked)
         design = speaker is not None and speaker.kind == "design"
-        self.instructEdit.setVisible(speaker is None or design)
+        # Always there (greyed for a saved voice or a clip), so the row keeps its layout.
+        self.instructEdit.setEnabled(self.project is not None and (speaker is None or design))
+        self.instructEdit.setPlaceholderText(
+            "e.g. female, low pitch, british accent" if speaker is None or design else
+            "Described by its saved voice" if speaker.kind == "voice" else "Described by its clip")
         if not self.instructEdit.hasFocus():
             self.instructEdit.setText(speaker.instruct or "" if design else "")
         locked = design and speaker.seed is not None

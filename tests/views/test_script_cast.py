@@ -87,3 +87,14 @@ def test_preview_plays_a_saved_voice_and_renders_a_described_one(qtbot, view, pl
         view.cast.table.cellWidget(1, PREVIEW).click()
     assert [r.text for r in asked.args[0].lines] == ["Morning, Mia."], \
         "Bob has no take yet: his first line renders"
+
+
+def test_the_voice_row_keeps_its_layout_between_saved_and_described_voices(qtbot, view):
+    """The description box was hidden for a saved voice, so the row jumped (63_describe_combo)."""
+    view.speakerCombo.setCurrentIndex(view.speakerCombo.findText("Bob"))
+    described = view.instructEdit.geometry()
+    assert view.instructEdit.isVisible() and view.instructEdit.isEnabled()
+    view.speakerCombo.setCurrentIndex(view.speakerCombo.findText("Mia"))
+    assert view.instructEdit.isVisible() and not view.instructEdit.isEnabled()
+    assert view.instructEdit.placeholderText() == "Described by its saved voice"
+    assert view.instructEdit.geometry() == described
