@@ -13,6 +13,7 @@ from studio.library.takes import NO_PROJECT
 
 ALL_TAKES = "All takes"
 CLONE_AND_DESIGN = "Clone & Design"
+FILTER_TIP = "All takes, only the Clone and Design takes, or the line takes of one script"
 
 
 def project_name(path: str) -> str:
@@ -27,13 +28,14 @@ class ProjectFilter(QComboBox):
         super().__init__(parent)
         self.setObjectName("takesProjectFilter")
         self.setAccessibleName("Project filter")
-        self.setToolTip("All takes, only Clone and Design takes, or the line takes of one "
-                        "script")
+        self.currentIndexChanged.connect(lambda _i: self.setToolTip(
+            f"Showing: {self.currentText()}\n{FILTER_TIP}"))  # the whole name, where it is cut
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(13)  # "Clone & Design" whole
         self.chosen = False
         self.activated.connect(lambda _i: setattr(self, "chosen", True))
         self._fill([])
+        self.setToolTip(f"Showing: {self.currentText()}\n{FILTER_TIP}")
 
     def key(self) -> str | None:
         return self.currentData()
