@@ -210,7 +210,8 @@ def _keep_takes(args, script, specs, rendered, engine) -> int:
                     text=line.text, language=spec.get("language"),
                     instruct=spec.get("instruct"), reference=reference, ref_text=ref_text,
                     duration=line.duration, seeds=(render.seed,), options=options,
-                    mode="clone" if reference is not None else "design", voice_id=voice_id)
+                    mode="clone" if reference is not None else "design", voice_id=voice_id,
+                    project=str(Path(args.file).absolute()), project_line=n + 1)
                 seconds = render.audio.size / render.sample_rate
                 run = take_run(str(args.model or "k2-fsa/OmniVoice"), str(engine.device),
                                str(engine.dtype).removeprefix("torch."),

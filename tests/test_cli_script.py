@@ -132,6 +132,11 @@ def test_a_project_renders_only_its_new_and_changed_lines_the_next_time(cli, fil
         lines = project.lines()
         assert [project.status(line) for line in lines] == ["done"] * 3
         assert takes.get(lines[1].take).settings.text == "Morning, Alice, and good day."
+        # Filed under the project, as the Script view's takes are (issue 25, finding 14).
+        filed = takes.get(lines[1].take).settings
+        assert (filed.project, filed.project_line) == (str(project_file.absolute()), 2)
+        assert {t.id for t in takes.list(project=str(project_file.absolute()))} >= \
+            {line.take for line in lines}
     one, two = sf.read(files / "one.wav")[0], sf.read(files / "two.wav")[0]
     assert one.shape != two.shape or not np.array_equal(one, two)
 

@@ -12,8 +12,9 @@ import dataclasses
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRect, QSize, Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QListWidget,
@@ -33,6 +34,7 @@ from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
 from studio.views.menus import Menus
 from studio.views.model_setup import ModelSetup
+from studio.views.script_files import script_file_of
 from studio.views.script_view import ScriptView
 from studio.views.settings_view import SettingsView
 from studio.views.status_bar import StatusBar
@@ -143,6 +145,7 @@ class MainWindow(QMainWindow):
         # Before any child exists, so every combo and spin box is guarded as it is polished.
         self.wheelGuard = WheelGuard.install(self)
         self.setWindowTitle("OmniVoice Desktop")
+        self.setAcceptDrops(True)  # scripts and projects: see dropEvent
         self._settings = settings
         self._controller = controller
         self._player = player
@@ -186,6 +189,11 @@ class MainWindow(QMainWindow):
         self.menus = Menus(self, self.undoStack,
                            [(n, VIEW_TITLES[n], VIEW_TIPS[n].rsplit(" (", 1)[0]) for n in VIEWS])
         self.helpMenu = self.menus.helpMenu  # Help: guide, shortcuts, log, data folder, About
+        # Ctrl+V outside a text field: a script or project copied in the file manager opens
+        # (text fields keep their own paste: they take the key first).
+        self._pasteShortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Paste), self)
+        self._pasteShortcut.setWhatsThis("Open a script or project copied in the file manager")
+        self._pasteShortcut.activated.connect(self._paste_script)
         self.statusBarWidget.set_accel_requested(settings.value("accel/mode"))
         self._setting_changed("audio/output_device")
         self._setting_changed("backend/kind")
@@ -266,6 +274,9 @@ class MainWindow(QMainWindow):
         script.cancel_requested.connect(lambda: self._cancel(self.scriptView))
         script.compare_requested.connect(self._compare_takes)
         script.message.connect(self.statusBarWidget.show_message)
+        # The takes panel files script takes under their project: it follows the view.
+        script.project_changed.connect(lambda _path: self._follow_project())
+        self.sidebar.currentRowChanged.connect(lambda _row: self._follow_project())
         script.play_failed.connect(self.statusBarWidget.show_error)
         worker.line_rendered.connect(self._line_rendered)
         worker.lines_finished.connect(self._lines_finished)
@@ -333,6 +344,29 @@ class MainWindow(QMainWindow):
         # Device / Precision ask before a reload only while a working model would unload.
         self.settingsView.set_model_ready(self.modelStatus.local.phase is Phase.READY)
         self._show_page(self.sidebar.currentRow())
+
+    def _paste_script(self) -> None:
+        mime = QApplication.clipboard().mimeData()
+        if mime is not None and script_file_of(mime) is not None:
+            self.show_view("script")
+            self.scriptView.handle_drop(mime)
+
+    def _follow_project(self) -> None:
+        project = self.scriptView.project
+        self.takesPanel.follow_project(str(project.path) if project is not None else None,
+                                       self.current_view() == "script")
+
+    # A script or project dropped anywhere on the window (where no view takes it, such as
+    # the Clone view's clip panel) opens in the Script view.
+    def dragEnterEvent(self, event) -> None:
+        if script_file_of(event.mimeData()) is not None:
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        if script_file_of(event.mimeData()) is not None:
+            self.show_view("script")
+            self.scriptView.handle_drop(event.mimeData())
+            event.acceptProposedAction()
 
     # ------------------------------------------------------------------ intents -> controller
     def load_model(self) -> None:

@@ -25,7 +25,14 @@ from PySide6.QtWidgets import (
 
 from studio.library.session_takes import is_unsaved
 from studio.views.take_delegate import STAR_OFF, STAR_ON
-from studio.views.takes_model import Row, rendered_on, suspect_tip, voice_text
+from studio.views.takes_model import (
+    Row,
+    mode_label,
+    rendered_on,
+    script_place,
+    suspect_tip,
+    voice_text,
+)
 from studio.views.widgets.elided_label import ElidedLabel
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.waveform import WaveformView
@@ -200,9 +207,11 @@ class TakeDetail(QFrame):
             self._set_notes(None, "")
         else:
             self.nameLabel.setText(row.name if count < 2 else f"{row.name} (+{count - 1} more)")
+            self.nameLabel.setToolTip(row.name)
+            place = script_place(take)  # a script line's: its project and line
             self.infoLabel.setText(
-                f"{take.settings.mode.capitalize()} · {voice_text(take)} · {row.details}"
-                f" · {rendered_on(take)}")
+                f"{mode_label(take)} · {place + ' · ' if place else ''}{voice_text(take)}"
+                f" · {row.details} · {rendered_on(take)}")
             self.infoLabel.setToolTip(f"{row.variation_tip}\n\n{row.tooltip}")
             if take.suspects:
                 self.suspectLabel.show_message(" ".join(suspect_tip(c) for c in take.suspects))

@@ -18,6 +18,7 @@ import json
 import os
 import time
 
+import shiboken6
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
@@ -63,6 +64,16 @@ def _matches(widget: QObject, parts: list[str]) -> bool:
     return not wanted
 
 
+def _alive(widget: QWidget) -> bool:
+    if not shiboken6.isValid(widget):
+        return False
+    try:
+        widget.isVisible()
+    except RuntimeError:  # its C++ object is gone
+        return False
+    return True
+
+
 def find(target: str) -> QWidget:
     """The widget ``target`` names; a visible one wins over hidden ones of the same name."""
     parts = [p for p in target.split("/") if p]
@@ -73,7 +84,8 @@ def find(target: str) -> QWidget:
     for top in QApplication.topLevelWidgets():
         candidates = [top] if top.objectName() == name else []
         candidates += top.findChildren(QWidget, name)
-        found += [w for w in candidates if _matches(w, scope)]
+        # (a file dialog's children may include wrappers of widgets it already deleted)
+        found += [w for w in candidates if _alive(w) and _matches(w, scope)]
     if not found:
         raise DriverError(f"no widget named {target!r}")
     visible = [w for w in found if w.isVisible()]
@@ -307,9 +319,11 @@ class Driver(QObject):
         QTest.keyClick(widget, code, _modifiers(modifiers))
         return {}
 
-    def op_menu(self, path: str) -> dict:
+    def op_menu(self, path: str, later: bool = False) -> dict:
         """Choose "Edit/Undo" from the menu bar with the mouse: click the menu's title, then
-        the item whose words start so (a disabled item is an error, as it does nothing)."""
+        the item whose words start so (a disabled item is an error, as it does nothing).
+        ``later``: the item is clicked after this answer, for an item that opens a modal
+        dialog (whose loop would hold the answer back until the dialog closed)."""
         title, _, item = path.partition("/")
         bar = self.window.menuBar()
         heads = {a.text().replace("&", ""): a for a in bar.actions()}
@@ -328,8 +342,28 @@ class Driver(QObject):
             menu.close()
             raise DriverError(f"{path!r} is {'disabled' if chosen else 'not there'} "
                               f"(the menu has {words})")
-        _click_at(menu, menu.actionGeometry(chosen[0]).center())
+        where = menu.actionGeometry(chosen[0]).center()
+        if later:
+            QTimer.singleShot(0, lambda: _click_at(menu, where))
+        else:
+            _click_at(menu, where)
         return {"text": chosen[0].text().replace("&", "")}
+
+    def op_type_focused(self, text: str, enter: bool = False) -> dict:
+        """Type into the widget that has the keyboard focus in the main window (an in-place
+        editor has no name); the window is made active first, as a user's click would."""
+        if not self.window.isActiveWindow():
+            self.window.activateWindow()
+            deadline = time.monotonic() + 2
+            while not self.window.isActiveWindow() and time.monotonic() < deadline:
+                QTest.qWait(20)
+        widget = QApplication.focusWidget() or self.window.focusWidget()
+        if widget is None:
+            raise DriverError("nothing has the keyboard focus")
+        QTest.keyClicks(widget, text)
+        if enter:  # Enter, to the same widget (an editor commits on it)
+            QTest.keyClick(widget, Qt.Key.Key_Return)
+        return {"focused": type(widget).__name__}
 
     def op_choose(self, target: str, text: str) -> dict:
         """Pick an item of a combo box by its text, as choosing it from the popup does."""
