@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from studio.engine.errors import UserError
-from studio.engine.options import model_source
+from studio.engine.options import MAX_SEED, model_source
 
 VOICE_KEYS = ("voice", "ref", "ref_text", "instruct", "seed", "language")
 MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
@@ -211,7 +211,8 @@ def _keep_takes(args, script, specs, rendered, engine) -> int:
                     text=line.text, language=spec.get("language"),
                     instruct=spec.get("instruct"), reference=reference, ref_text=ref_text,
                     duration=line.duration, seeds=(render.seed,), options=options,
-                    mode="clone" if reference is not None else "design", voice_id=voice_id)
+                    mode="clone" if reference is not None else "design", voice_id=voice_id,
+                    project=str(Path(args.file).absolute()), project_line=n + 1)
                 seconds = render.audio.size / render.sample_rate
                 run = take_run(engine.source, str(engine.device),
                                str(engine.dtype).removeprefix("torch."),
@@ -326,8 +327,9 @@ def voice_specs(data: dict, speakers: list[str], path: str, folder: Path) -> dic
                 raise UserError(f'The "{key}" of {speaker} in {path} must be text.')
         seed = entry.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
-                                 or not 0 <= seed < 2**63):
-            raise UserError(f'The "seed" of {speaker} in {path} must be a whole number from 0.')
+                                 or not 0 <= seed <= MAX_SEED):
+            raise UserError(f'The "seed" of {speaker} in {path} must be a whole number from 0 '
+                            f'to {MAX_SEED}.')
         spec = dict(entry)
         if "ref" in spec:
             ref = Path(spec["ref"]).expanduser()

@@ -94,6 +94,7 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> int:
 
     from studio.cli import _library_chatter_to_log
     from studio.engine.errors import UserError
+    from studio.engine.options import model_source
     from studio.paths import data_dir
     from studio.serve.app import create_app
     from studio.serve.connections import config_options
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> int:
     warning = open_network_warning(args.host, api_key)
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
-    renderer = Renderer(args.model or studio_model, device=args.device,
+    renderer = Renderer(model_source(args.model, studio_model), device=args.device,
                         precision=args.precision, limit=args.queue, batch=args.batch,
                         data_root=data_dir())
     with _library_chatter_to_log():

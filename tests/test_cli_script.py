@@ -51,6 +51,8 @@ def test_a_script_renders_to_a_mix_stems_and_subtitles(cli, files, tiny_checkpoi
      "unknown key 'colour'"),
     ({"Alice": {"instruct": "female", "seed": -1}, "Bob": {"instruct": "male"}},
      "whole number"),
+    ({"Alice": {"instruct": "female", "seed": 2**31}, "Bob": {"instruct": "male"}},
+     "from 0 to 2147483647"),
 ])
 def test_a_bad_voice_map_is_one_sentence_before_the_model_loads(cli, files, voices, says):
     (files / "voices.json").write_text(json.dumps(voices), encoding="utf-8")
@@ -132,6 +134,11 @@ def test_a_project_renders_only_its_new_and_changed_lines_the_next_time(cli, fil
         lines = project.lines()
         assert [project.status(line) for line in lines] == ["done"] * 3
         assert takes.get(lines[1].take).settings.text == "Morning, Alice, and good day."
+        # Filed under the project, as the Script view's takes are (issue 25, finding 14).
+        filed = takes.get(lines[1].take).settings
+        assert (filed.project, filed.project_line) == (str(project_file.absolute()), 2)
+        assert {t.id for t in takes.list(project=str(project_file.absolute()))} >= \
+            {line.take for line in lines}
     one, two = sf.read(files / "one.wav")[0], sf.read(files / "two.wav")[0]
     assert one.shape != two.shape or not np.array_equal(one, two)
 

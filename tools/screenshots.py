@@ -47,7 +47,7 @@ def main(out: Path) -> int:
     controller = WorkerController()
     player = Player()
     window = MainWindow(settings, controller, player)
-    window.resize(1280, 800)
+    window.resize(1366, 768)  # a laptop screen (issue 25): what most people see first
     window.show()
 
     def wait_for(signal, ms=120_000) -> None:

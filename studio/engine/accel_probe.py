@@ -10,6 +10,7 @@ bar and the ``--json`` line name a problem the same way.
 from __future__ import annotations
 
 import importlib.util
+import platform as host
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,7 +30,7 @@ ACCEL_LABELS: dict[str, str] = {
     "flashinfer-graph": "FlashInfer + CUDA graphs",
 }
 
-__all__ = ["ACCEL_LABELS", "FLASHINFER_MIN_CAPABILITY", "probe"]
+__all__ = ["ACCEL_LABELS", "FLASHINFER_MIN_CAPABILITY", "hardware", "probe"]
 
 Availability = dict[str, tuple[bool, "str | None"]]
 
@@ -67,3 +68,40 @@ def probe(
             problems = machine_problems(name, platform, any_arch=name == "compile" and any_arch)
         result[mode] = (False, unavailable(name, problems)) if problems else (True, None)
     return result
+
+
+def hardware(torch: Any = None, system: str | None = None, platform: Any = None) -> Availability:
+    """Which devices and precisions Settings can offer on this machine, with the reason
+    where not: ``{"device:cuda": ..., "device:mps": ..., "precision:fp16": ...}``.
+    CPU, Auto, fp32 and bf16 work everywhere and are not listed. With the worker's
+    ``platform`` the GPU is its (the same machine the acceleration list describes)."""
+    if platform is not None and torch is None:
+        torch = getattr(platform, "torch", None)
+    if torch is None:
+        try:
+            import torch
+        except ImportError:
+            torch = None
+    system = system or host.system()
+    try:
+        if platform is not None and callable(getattr(platform, "gpu", None)):
+            cuda = platform.gpu()[0] is None  # no reason against it
+        else:
+            cuda = torch is not None and bool(torch.cuda.is_available())
+    except Exception:  # a broken driver: said as no usable GPU
+        cuda = False
+    mps_backend = getattr(getattr(torch, "backends", None), "mps", None)
+    try:
+        mps = system == "Darwin" and mps_backend is not None and bool(mps_backend.is_available())
+    except Exception:
+        mps = False
+    if system != "Darwin":
+        no_mps = "Apple GPUs (MPS) are only on Macs"
+    else:
+        no_mps = "this Mac has no Apple GPU (MPS) that torch can use"
+    return {
+        "device:cuda": (True, None) if cuda else (False, "no CUDA GPU on this machine"),
+        "device:mps": (True, None) if mps else (False, no_mps),
+        "precision:fp16": (True, None) if cuda or mps else
+        (False, "fp16 needs a GPU; on the CPU use fp32 or bf16"),
+    }

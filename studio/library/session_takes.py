@@ -59,7 +59,7 @@ class SessionTakes:
         self._deleted -= set(ids)
 
     def list(self, search: str = "", *, voice: str | None = None, starred: bool | None = None,
-             include_deleted: bool = False) -> list[Take]:
+             include_deleted: bool = False, project: str | None = None) -> list[Take]:
         terms = name_key(search or "").split()
         out = []
         for take_id, (take, _audio, _rate) in self._takes.items():
@@ -68,6 +68,8 @@ class SessionTakes:
             if voice is not None and voice_key(take.settings) != voice:
                 continue
             if starred is not None and take.starred != starred:
+                continue
+            if project is not None and (take.settings.project or "") != project:
                 continue
             words = name_key("\n".join((take.settings.text, take.name, take.notes)))
             if all(term in words for term in terms):
@@ -93,6 +95,9 @@ class SessionTakes:
             label = Path(reference).name if reference else "Voice design"
             out.setdefault(voice_key(take.settings), label)
         return list(out.items())
+
+    def projects(self) -> list[str]:
+        return list(dict.fromkeys(t.settings.project for t in self.list() if t.settings.project))
 
 
 class TakeShelf:
@@ -121,3 +126,7 @@ class TakeShelf:
         saved = self.library.voices() if self.library is not None else []
         keys = {key for key, _ in saved}
         return saved + [(k, label) for k, label in self.session.voices() if k not in keys]
+
+    def projects(self) -> list[str]:
+        saved = self.library.projects() if hasattr(self.library, "projects") else []
+        return list(dict.fromkeys(self.session.projects() + saved))

@@ -49,6 +49,7 @@ MAX_TAKE_NAME_CHARS = 100
 MAX_NOTES_CHARS = 10_000
 UNLOCKED_ORPHAN_AGE_S = 3600.0  # without file locks, only sweep what is surely abandoned
 DESIGN_KEY = "design"
+NO_PROJECT = ""  # list(project=NO_PROJECT): the Clone and Design takes, no script's
 
 
 class TakeNotFound(UserError):
@@ -78,6 +79,10 @@ class TakeSettings:
     duration: float | None
     seed: int
     options: dict  # dataclasses.asdict(GenerationOptions)
+    # A script line's take: its project file and the line's number when it was rendered;
+    # None for a Clone or Design take (and every take kept before projects were filed).
+    project: str | None = None
+    project_line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -226,14 +231,20 @@ class TakeLibrary:
         voice: str | None = None,
         starred: bool | None = None,
         include_deleted: bool = False,
+        project: str | None = None,
     ) -> list[Take]:
-        """Newest first. ``search`` keeps takes whose text, name or notes contain every word."""
+        """Newest first. ``search`` keeps takes whose text, name or notes contain every word;
+        ``project`` a script project's takes (its file's path), or with NO_PROJECT the
+        takes of no project (Clone and Design)."""
         where, params = [], []
         if not include_deleted:
             where.append("deleted = 0")
         if voice is not None:
             where.append("voice_key = ?")
             params.append(voice)
+        if project is not None:
+            where.append("coalesce(json_extract(settings, '$.project'), '') = ?")
+            params.append(project)
         if starred is not None:
             where.append("starred = ?")
             params.append(int(bool(starred)))
@@ -264,6 +275,15 @@ class TakeLibrary:
              else label)
             for key, label in out
         ]
+
+    def projects(self) -> list[str]:
+        """The script projects (their files' paths) the listed takes belong to, the one
+        rendered in most recently first."""
+        rows = self._db.query(
+            "SELECT json_extract(settings, '$.project') AS project, MAX(created) AS latest"
+            " FROM takes WHERE deleted = 0 AND json_extract(settings, '$.project') IS NOT NULL"
+            " GROUP BY project ORDER BY latest DESC")
+        return [row["project"] for row in rows if row["project"]]
 
     def read_audio(self, take_id: str) -> tuple[np.ndarray, int]:
         """The take's audio as float32 mono, and its sample rate."""

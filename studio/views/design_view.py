@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from studio.engine.errors import UserError
 from studio.views.design_attributes import DesignAttributes
@@ -67,7 +67,7 @@ class DesignView(JobSlots, QWidget):
         content = QWidget()
         content.setObjectName("designContent")
         layout = ContentLayout(content)
-        layout.setContentsMargins(24, 18, 24, 18)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
         layout.addWidget(title)
         layout.addWidget(subtitle)
@@ -79,16 +79,13 @@ class DesignView(JobSlots, QWidget):
         layout.addSpacing(10)
         layout.addWidget(rule())
         layout.addSpacing(10)
-        layout.addWidget(self.form, 1)
 
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(content)
+        # The form scrolls this with its inputs and pins Generate, progress and Cancel below.
+        self.form.add_above(content)
+        self.form.set_page_margins(24, 18, 24, 12)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
+        outer.addWidget(self.form)
 
         self.form.generate_requested.connect(self._generate)
         self.form.cancel_requested.connect(self.cancel_requested)

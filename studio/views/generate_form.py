@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
     QStackedWidget,
@@ -47,6 +49,7 @@ from studio.views.live_preview import LivePreview
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.language_picker import LanguagePicker
+from studio.views.widgets.page import ContentLayout
 from studio.views.widgets.reflow import ReflowRow
 from studio.views.words import tag_words
 
@@ -125,6 +128,7 @@ class GenerateForm(QWidget):
         # The window's model state (studio.model_state): its words when idle, and why
         # Generate is disabled ("" while a model or a server can render).
         self._idle_text, self._blocked = "Ready", ""
+        self._above = 0  # widgets a view put above the text (add_above)
         self._build()
         self._connect()
         self.set_busy(False)
@@ -259,19 +263,41 @@ class GenerateForm(QWidget):
         actions.addWidget(self.cancelButton)
         actions.addWidget(self.generateButton)
 
+        # The inputs scroll; the message, the live strip and the action row stay pinned
+        # below them, so Generate, progress and Cancel are on screen in every state
+        # (Advanced open, a message, the strip, many takes) on a laptop's 768 px or less.
+        self.page = QWidget()
+        self.page.setObjectName("formPage")
+        self._pageLayout = ContentLayout(self.page)
+        self._pageLayout.setContentsMargins(0, 0, 0, 0)
+        self._pageLayout.setSpacing(8)
+        self._pageLayout.addLayout(header)
+        self._pageLayout.addWidget(self.textEdit, 1)
+        self._pageLayout.addWidget(self.hintLabel)
+        self._pageLayout.addSpacing(4)
+        self._pageLayout.addLayout(basics)
+        self._pageLayout.addWidget(self.advanced)
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName("formScroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(self.page)
+
+        self.actionBar = QWidget()
+        self.actionBar.setObjectName("formActionBar")
+        bar = QVBoxLayout(self.actionBar)
+        bar.setContentsMargins(0, 6, 0, 0)
+        bar.setSpacing(6)
+        bar.addWidget(self.message)
+        bar.addWidget(self.livePreview)
+        bar.addLayout(actions)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(8)
-        layout.addLayout(header)
-        layout.addWidget(self.textEdit, 1)
-        layout.addWidget(self.hintLabel)
-        layout.addSpacing(4)
-        layout.addLayout(basics)
-        layout.addWidget(self.advanced)
-        layout.addSpacing(4)
-        layout.addWidget(self.message)
-        layout.addWidget(self.livePreview)
-        layout.addLayout(actions)
+        layout.setSpacing(0)
+        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.actionBar)
 
         self.generateShortcut = QShortcut(self)
         self.generateShortcut.setKeys([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
@@ -445,6 +471,17 @@ class GenerateForm(QWidget):
         self.set_preset(DEFAULT_PRESET)
         self._update_count()
 
+    def set_page_margins(self, left: int, top: int, right: int, bottom: int) -> None:
+        """The view's margins: the inputs and the pinned row line up with its header."""
+        self._pageLayout.setContentsMargins(left, top, right, 10)
+        self.actionBar.layout().setContentsMargins(left, 6, right, bottom)
+
+    def add_above(self, widget: QWidget, stretch: int = 0) -> None:
+        """Put a view's own inputs (title, reference clip) at the top of the scrolling page,
+        above the text, in the order added."""
+        self._pageLayout.insertWidget(self._above, widget, stretch)
+        self._above += 1
+
     # ------------------------------------------------------------------ intents
     def _request_generate(self) -> None:
         if not self._busy and not self._blocked:
@@ -565,6 +602,11 @@ class GenerateForm(QWidget):
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
+        # A button about to be disabled hands the focus to the text, where the user
+        # works next; left to Qt it moves on in tab order, into the Takes search box.
+        leaving = self.generateButton if busy else self.cancelButton
+        if leaving.hasFocus():
+            self.textEdit.setFocus(Qt.FocusReason.OtherFocusReason)
         self.generateButton.setEnabled(not busy and not self._blocked)
         self.cancelButton.setEnabled(busy)
         # Esc belongs to the rest of the window unless there is something to cancel.

@@ -11,9 +11,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSize, Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QByteArray, QRect, QSize, Qt, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QListWidget,
@@ -27,12 +28,13 @@ from PySide6.QtWidgets import (
 
 from studio import __version__
 from studio.engine.errors import UserError
-from studio.model_state import ModelState
+from studio.model_state import ModelState, Phase
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
 from studio.views.menus import Menus
 from studio.views.model_setup import ModelSetup
+from studio.views.script_files import script_file_of
 from studio.views.script_view import ScriptView
 from studio.views.settings_view import SettingsView
 from studio.views.status_bar import StatusBar
@@ -41,6 +43,7 @@ from studio.views.takes_panel import TakesPanel
 from studio.views.undo import UndoStack, snapshot_edit
 from studio.views.voices_view import VoicesView
 from studio.views.widgets.labels import heading_label, hint_label
+from studio.views.widgets.wheel_guard import WheelGuard
 from studio.worker.jobs import (
     AccelState,
     LineDone,
@@ -63,17 +66,20 @@ VIEW_TIPS = {
     "script": "Multi-speaker scripts and long-form projects, line by line (Ctrl+4)",
     "settings": "Model, acceleration, cache, audio and data folder (Ctrl+5)",
 }
-DEFAULT_SIZE = QSize(1280, 800)
+DEFAULT_SIZE = QSize(1280, 800)  # on a screen that has room; a smaller one gets all of it
 SIDEBAR_WIDTH = 176
 TAKES_WIDTH = 340
+TAKES_NARROW = 280  # below 1200 px of window
 SIDEBAR_STYLE = """
 QFrame#sidebarPanel { background: palette(base); border: none;
                       border-right: 1px solid palette(mid); }
 QListWidget#sidebar { border: none; background: transparent; padding-top: 4px; outline: 0; }
+/* outline: 0 drops Qt's dotted rectangle; the ring below marks the focused item instead. */
 QListWidget#sidebar::item { padding: 9px 18px; margin: 2px 8px; border-radius: 6px; }
 QListWidget#sidebar::item:selected { background: palette(highlight);
                                      color: palette(highlighted-text); }
 QListWidget#sidebar::item:hover:!selected { background: palette(midlight); }
+QListWidget#sidebar::item:focus { border: 2px solid palette(text); padding: 7px 16px; }
 """
 
 
@@ -109,6 +115,23 @@ UNCAUGHT_ERROR = ("Something went wrong inside the studio; the log file in the d
                   "the details. Your takes and voices are safe.")
 
 
+def first_geometry(available: QRect) -> QRect:
+    """The first window: DEFAULT_SIZE where it fits, else the whole available area,
+    centred; a laptop's 1366x768 (or 1024x640) shows Generate and the status bar."""
+    size = DEFAULT_SIZE.boundedTo(available.size())
+    rect = QRect(0, 0, size.width(), size.height())
+    rect.moveCenter(available.center())
+    return rect
+
+
+def fit_within(rect: QRect, available: QRect) -> QRect:
+    """A saved geometry from a larger screen: shrunk to the screen and moved onto it."""
+    size = rect.size().boundedTo(available.size())
+    left = min(max(rect.left(), available.left()), available.right() + 1 - size.width())
+    top = min(max(rect.top(), available.top()), available.bottom() + 1 - size.height())
+    return QRect(left, top, size.width(), size.height())
+
+
 class MainWindow(QMainWindow):
     # From any thread (the uncaught-exception hooks): queued to the window's thread.
     _uncaught = Signal()
@@ -119,7 +142,10 @@ class MainWindow(QMainWindow):
                  server_probe=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("mainWindow")
+        # Before any child exists, so every combo and spin box is guarded as it is polished.
+        self.wheelGuard = WheelGuard.install(self)
         self.setWindowTitle("OmniVoice Desktop")
+        self.setAcceptDrops(True)  # scripts and projects: see dropEvent
         self._settings = settings
         self._controller = controller
         self._player = player
@@ -163,6 +189,11 @@ class MainWindow(QMainWindow):
         self.menus = Menus(self, self.undoStack,
                            [(n, VIEW_TITLES[n], VIEW_TIPS[n].rsplit(" (", 1)[0]) for n in VIEWS])
         self.helpMenu = self.menus.helpMenu  # Help: guide, shortcuts, log, data folder, About
+        # Ctrl+V outside a text field: a script or project copied in the file manager opens
+        # (text fields keep their own paste: they take the key first).
+        self._pasteShortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Paste), self)
+        self._pasteShortcut.setWhatsThis("Open a script or project copied in the file manager")
+        self._pasteShortcut.activated.connect(self._paste_script)
         self.statusBarWidget.set_accel_requested(settings.value("accel/mode"))
         self._setting_changed("audio/output_device")
         self._setting_changed("backend/kind")
@@ -243,6 +274,9 @@ class MainWindow(QMainWindow):
         script.cancel_requested.connect(lambda: self._cancel(self.scriptView))
         script.compare_requested.connect(self._compare_takes)
         script.message.connect(self.statusBarWidget.show_message)
+        # The takes panel files script takes under their project: it follows the view.
+        script.project_changed.connect(lambda _path: self._follow_project())
+        self.sidebar.currentRowChanged.connect(lambda _row: self._follow_project())
         script.play_failed.connect(self.statusBarWidget.show_error)
         worker.line_rendered.connect(self._line_rendered)
         worker.lines_finished.connect(self._lines_finished)
@@ -307,7 +341,32 @@ class MainWindow(QMainWindow):
         for view in (self.cloneView, self.designView):
             view.form.set_model_state(state.label, state.generate_reason())
         self.setupCard.set_state(state)
+        # Device / Precision ask before a reload only while a working model would unload.
+        self.settingsView.set_model_ready(self.modelStatus.local.phase is Phase.READY)
         self._show_page(self.sidebar.currentRow())
+
+    def _paste_script(self) -> None:
+        mime = QApplication.clipboard().mimeData()
+        if mime is not None and script_file_of(mime) is not None:
+            self.show_view("script")
+            self.scriptView.handle_drop(mime)
+
+    def _follow_project(self) -> None:
+        project = self.scriptView.project
+        self.takesPanel.follow_project(str(project.path) if project is not None else None,
+                                       self.current_view() == "script")
+
+    # A script or project dropped anywhere on the window (where no view takes it, such as
+    # the Clone view's clip panel) opens in the Script view.
+    def dragEnterEvent(self, event) -> None:
+        if script_file_of(event.mimeData()) is not None:
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        if script_file_of(event.mimeData()) is not None:
+            self.show_view("script")
+            self.scriptView.handle_drop(event.mimeData())
+            event.acceptProposedAction()
 
     # ------------------------------------------------------------------ intents -> controller
     def load_model(self) -> None:
@@ -610,19 +669,29 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ persistence
     def _restore(self) -> None:
         geometry = self._settings.state("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(DEFAULT_SIZE)
+        if not (isinstance(geometry, QByteArray) and not geometry.isEmpty()
+                and self.restoreGeometry(geometry)):
+            self.setGeometry(first_geometry(self._available()))
+        if not (self.windowState() & (Qt.WindowState.WindowMaximized
+                                      | Qt.WindowState.WindowFullScreen)):
+            self.setGeometry(fit_within(self.geometry(), self._available()))
         splitter = self._settings.state("window/splitter")
         if isinstance(splitter, QByteArray) and not splitter.isEmpty():
             self.splitter.restoreState(splitter)
         else:
-            self.splitter.setSizes([DEFAULT_SIZE.width() - SIDEBAR_WIDTH - TAKES_WIDTH, TAKES_WIDTH])
+            # A narrower takes panel on a small screen leaves the page room to fit.
+            takes = TAKES_WIDTH if self.width() >= 1200 else TAKES_NARROW
+            self.splitter.setSizes([self.width() - SIDEBAR_WIDTH - takes, takes])
         view = self._settings.state("window/view")
         self.show_view(view if view in VIEWS else "clone")
         for page in (self.cloneView, self.designView, self.scriptView):
             page.restore_state(self._settings)
+
+    def _available(self) -> QRect:
+        """The screen's room for windows (less panels and docks): the window's screen,
+        else the primary one."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry()
 
     def save_state(self) -> None:
         self._settings.set_state("window/geometry", self.saveGeometry())

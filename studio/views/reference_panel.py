@@ -29,9 +29,11 @@ from PySide6.QtWidgets import (
 )
 
 from studio.audio.backend import AudioStatus
+from studio.audio.clip_check import best_window, check_clip
 from studio.engine.audio import read_audio, write_audio_atomic
 from studio.engine.errors import UserError
 from studio.paths import data_dir
+from studio.views.clip_meter import ClipMeter
 from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.level_meter import LevelMeter
@@ -208,6 +210,8 @@ class ReferencePanel(QWidget):
         self.trimButton.setObjectName("trimButton")
         self.trimButton.setToolTip("Keep only the selected part of the clip (a new file; the "
                                    "original is not changed)")
+        self.trimButton.hide()  # until a part of a clip is selected
+        self.clipMeter = ClipMeter()  # length, clipping and noise, checked on every clip
         trim = QHBoxLayout()
         trim.setSpacing(8)
         trim.addSpacing(50)  # under the waveform, past the play button
@@ -250,6 +254,7 @@ class ReferencePanel(QWidget):
         clip.addWidget(self.message)
         clip.addLayout(wave)
         clip.addLayout(trim)
+        clip.addWidget(self.clipMeter)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -269,6 +274,7 @@ class ReferencePanel(QWidget):
         self.waveform.seek_requested.connect(self._seek)
         self.waveform.selection_changed.connect(lambda _s: self._refresh_trim())
         self.trimButton.clicked.connect(self.trim)
+        self.clipMeter.trim_best_requested.connect(self.trim_best)
         self.transcribeButton.clicked.connect(self._request_transcribe)
         self._recorder.level_changed.connect(self._on_level)
         self._recorder.error.connect(self._on_record_error)
@@ -553,11 +559,13 @@ class ReferencePanel(QWidget):
             self._audio, self._rate = None, 0
             self.waveform.set_audio(None)
             self.clipInfo.setText("")
+            self.clipMeter.set_check(None)
         else:
             self._audio = audio.mean(axis=0).astype(np.float32) if audio.ndim == 2 else audio
             self._rate = int(rate)
             self.waveform.set_audio(self._audio, self._rate)
             self.clipInfo.setText(clip_summary(audio, rate))
+            self.clipMeter.set_check(check_clip(self._audio, self._rate))
         if path is None:
             self.refPathEdit.setToolTip("The audio file of the voice to clone; type or paste a path")
         self._refresh()
@@ -630,6 +638,13 @@ class ReferencePanel(QWidget):
             f"Trimmed to {len(audio) / self._rate:.1f} s; make sure the transcript says only "
             "what the trimmed clip says.", error=False)
         return path
+
+    def trim_best(self) -> Path | None:
+        """Trim a long clip to its best 10 s (the most clear speech, cut at pauses)."""
+        if self._audio is None:
+            return None
+        self.waveform.set_selection(best_window(self._audio, self._rate))
+        return self.trim()
 
     def _refresh_play(self) -> None:
         playing = self._mine() and self._player.state() == "playing"

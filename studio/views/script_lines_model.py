@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from PySide6.QtCore import QAbstractTableModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 
-COLUMNS = ("#", "Speaker", "Text", "Status", "Length")
-NUMBER, SPEAKER, TEXT, STATUS, LENGTH = range(len(COLUMNS))
+COLUMNS = ("#", "Speaker", "Voice", "Text", "Status", "Length")
+NUMBER, SPEAKER, VOICE, TEXT, STATUS, LENGTH = range(len(COLUMNS))
+MISSING_COLOUR = "#c62828"  # a voice that is gone
 STATUS_COLOURS = {
     "done": "#2f855a",
     "stale": "#b7791f",
@@ -44,6 +45,8 @@ class LineRow:
     seconds: float | None
     take: str | None
     problem: str = ""  # a suspect take's first named reason ("silent", "too loud")
+    voice: str = ""  # its speaker's voice, as the cast names it
+    voice_problem: str = ""  # why that voice cannot render (deleted, missing), else ""
 
 
 class ScriptLinesModel(QAbstractTableModel):
@@ -98,6 +101,8 @@ class ScriptLinesModel(QAbstractTableModel):
                 return str(index.row() + 1)
             if column == SPEAKER:
                 return row.speaker
+            if column == VOICE:
+                return ("⚠ " if row.voice_problem else "") + row.voice
             if column == TEXT:
                 return row.text
             if column == STATUS:
@@ -109,6 +114,8 @@ class ScriptLinesModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             if column == SPEAKER and row.colour:
                 return QBrush(QColor(row.colour))
+            if column == VOICE and row.voice_problem:
+                return QBrush(QColor(MISSING_COLOUR))
             if column == STATUS:
                 return QBrush(QColor(STATUS_COLOURS.get(row.status, "#718096")))
         if role == Qt.ItemDataRole.FontRole and column == SPEAKER:
@@ -120,6 +127,8 @@ class ScriptLinesModel(QAbstractTableModel):
                 return STATUS_TIPS.get(row.status)
             if column == TEXT:
                 return row.text
+            if column == VOICE:
+                return row.voice_problem or row.voice
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (NUMBER, LENGTH):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

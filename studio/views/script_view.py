@@ -19,9 +19,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QIcon, QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -40,12 +42,21 @@ from PySide6.QtWidgets import (
 
 from studio.engine.errors import UserError
 from studio.paths import data_dir
+from studio.views.script_cast import (
+    CastPanel,
+    cast_entries,
+    preview_source,
+    swatch,
+    voice_words,
+)
+from studio.views.script_files import StartsScripts
 from studio.views.script_lines_model import (
     LENGTH,
     NUMBER,
     SPEAKER,
     STATUS,
     TEXT,
+    VOICE,
     LineRow,
     ScriptLinesModel,
 )
@@ -70,7 +81,8 @@ def render_changed_text(count: int) -> str:
 
 
 OPEN_HINT = "A project (.ovproj, new or existing) or a script to import (.txt, .md, .srt, .vtt)"
-EMPTY_HINT = ("Open a project, or import a script: lines such as \"Alice: Hello.\", Markdown "
+EMPTY_HINT = ("Start a New script…, open a project, or drop a script here to import it: "
+              "lines such as \"Alice: Hello.\", Markdown "
               "with # chapters, or SRT/VTT subtitles. Each name becomes a speaker.")
 
 
@@ -95,17 +107,12 @@ def dictionary_text(lexicon) -> str:
     return "\n".join(f"{e.word} = {e.say}" for e in lexicon.entries)
 
 
-def _swatch(colour: str) -> QIcon:
-    pixmap = QPixmap(12, 12)
-    pixmap.fill(QColor(colour or "#718096"))
-    return QIcon(pixmap)
-
-
-class ScriptView(ReadsVoices, QWidget):
+class ScriptView(ReadsVoices, StartsScripts, QWidget):
     render_requested = Signal(object)  # LinesRequest
     cancel_requested = Signal()
     compare_requested = Signal(object)  # two take ids: the takes panel's A/B
     message = Signal(str)  # an information sentence for the status bar
+    project_changed = Signal(object)  # the open project's path (None: none open)
     play_failed = Signal(str)
 
     def __init__(self, player=None, *, takes=None, library=None, parent: QWidget | None = None):
@@ -130,12 +137,18 @@ class ScriptView(ReadsVoices, QWidget):
         self.pathEdit.setObjectName("scriptPathEdit")
         self.pathEdit.setPlaceholderText(OPEN_HINT)
         self.pathEdit.setToolTip(OPEN_HINT)
+        self.pathEdit.setAcceptDrops(False)  # a dropped script opens, not pasted as text
         self.openButton = QPushButton("Open")
         self.openButton.setObjectName("openScriptButton")
         self.openButton.setToolTip("Open the project, make it when it does not exist, or "
                                    "import the script into a new project beside it")
         self.browseButton = QPushButton("Browse…")
         self.browseButton.setObjectName("browseScriptButton")
+        self.browseButton.setToolTip("Open a project, or import a script (.txt, .md, .srt, .vtt)")
+        self.newButton = QPushButton("New script…")
+        self.newButton.setObjectName("newScriptButton")
+        self.newButton.setToolTip("Start a new project: name its file, then type its lines "
+                                  "(or drop a script file on this view)")
         self.projectLabel = hint_label(EMPTY_HINT)
         self.projectLabel.setObjectName("projectLabel")
         self.undoButton = QPushButton("Undo")
@@ -147,6 +160,9 @@ class ScriptView(ReadsVoices, QWidget):
 
         self.speakerCombo = QComboBox()
         self.speakerCombo.setObjectName("speakerCombo")
+        self.speakerCombo.setSizeAdjustPolicy(  # a whole name, not its first letters
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.speakerCombo.setMinimumContentsLength(10)
         self.speakerCombo.setToolTip("The speaker whose voice is shown (Alt+1..9 gives the "
                                      "selected lines a speaker)")
         self.voiceCombo = QComboBox()
@@ -181,23 +197,31 @@ class ScriptView(ReadsVoices, QWidget):
         header = self.table.horizontalHeader()
         for column, mode in ((NUMBER, QHeaderView.ResizeMode.ResizeToContents),
                              (SPEAKER, QHeaderView.ResizeMode.ResizeToContents),
+                             (VOICE, QHeaderView.ResizeMode.Interactive),
                              (TEXT, QHeaderView.ResizeMode.Stretch),
                              (STATUS, QHeaderView.ResizeMode.Fixed),
                              (LENGTH, QHeaderView.ResizeMode.ResizeToContents)):
             header.setSectionResizeMode(column, mode)
         # Wide enough for the longest status, so the column does not jump as lines render.
         header.resizeSection(STATUS, self.table.fontMetrics().horizontalAdvance("not rendered") + 16)
+        header.resizeSection(VOICE, self.table.fontMetrics().horizontalAdvance("x" * 18))
+        self.cast = CastPanel()  # every speaker, its voice, a preview, a gone voice's warning
         self.table.installEventFilter(self)
 
         self.lineSpeakerCombo = QComboBox()
         self.lineSpeakerCombo.setObjectName("lineSpeakerCombo")
         self.lineSpeakerCombo.setToolTip("Who says this line")
+        self.lineSpeakerCombo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.lineSpeakerCombo.setMinimumContentsLength(14)  # "Narrator  (Alt+1)"
         self.pauseSpin = QDoubleSpinBox()
         self.pauseSpin.setObjectName("linePauseSpin")
         self.pauseSpin.setRange(0.0, 60.0)
         self.pauseSpin.setSingleStep(0.1)
         self.pauseSpin.setDecimals(1)
         self.pauseSpin.setSuffix(" s pause")
+        # Never narrower than "60.0 s pause": squeezed by the row it read "0.3 s paus".
+        self.pauseSpin.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.pauseSpin.setToolTip("Silence after this line in the mix")
         self.takeCombo = QComboBox()
         self.takeCombo.setObjectName("lineTakeCombo")
@@ -274,9 +298,11 @@ class ScriptView(ReadsVoices, QWidget):
         layout.setContentsMargins(24, 20, 24, 16)
         layout.setSpacing(8)
         layout.addWidget(heading_label("Script", size_delta=4))
-        layout.addLayout(self._row(self.pathEdit, self.openButton, self.browseButton, stretch=0))
+        layout.addLayout(self._row(self.pathEdit, self.openButton, self.browseButton,
+                                   self.newButton, stretch=0))
         layout.addLayout(self._row(self.projectLabel, self.newSpeakerEdit, self.undoButton,
                                    self.redoButton, stretch=0))
+        layout.addWidget(self.cast)
         voice = self._row(QLabel("Voice of"), self.speakerCombo, self.voiceCombo,
                           self.instructEdit, self.seedLabel, stretch=3)
         layout.addLayout(voice)
@@ -307,9 +333,16 @@ class ScriptView(ReadsVoices, QWidget):
         self.openButton.clicked.connect(self.open_path)
         self.pathEdit.returnPressed.connect(self.open_path)
         self.browseButton.clicked.connect(self._browse)
+        self.newButton.clicked.connect(self.new_script)
+        self.setAcceptDrops(True)
         self.undoButton.clicked.connect(self.undo)
         self.redoButton.clicked.connect(self.redo)
         self.speakerCombo.currentIndexChanged.connect(self._show_speaker)
+        self.speakerCombo.currentIndexChanged.connect(
+            lambda _i: self.cast.select_speaker(self.speakerCombo.currentData()))
+        self.cast.speaker_chosen.connect(
+            lambda s: self.speakerCombo.setCurrentIndex(max(0, self.speakerCombo.findData(s))))
+        self.cast.preview_requested.connect(self.preview_speaker)
         self.voiceCombo.activated.connect(self._voice_chosen)
         self.instructEdit.editingFinished.connect(self._instruct_edited)
         self.newSpeakerEdit.returnPressed.connect(self._add_speaker)
@@ -360,6 +393,10 @@ class ScriptView(ReadsVoices, QWidget):
             if key == Qt.Key.Key_Delete and plain:
                 self.delete_lines()
                 return True
+            # A script file copied in the file manager, pasted on the lines (text fields
+            # keep their own paste).
+            if event.matches(QKeySequence.StandardKey.Paste):
+                return self.handle_drop(QApplication.clipboard().mimeData())
         return super().eventFilter(watched, event)
 
     # ------------------------------------------------------------------ files
@@ -391,8 +428,9 @@ class ScriptView(ReadsVoices, QWidget):
 
         path = Path(path).absolute()
         if path.suffix.lower() == PROJECT_SUFFIX:
-            project = Project.open(path) if path.exists() else Project.create(path)
-            said = f"Opened {path.name}." if path.exists() else f"Made the project {path.name}."
+            existed = path.exists()
+            project = Project.open(path) if existed else Project.create(path)
+            said = f"Opened {path.name}." if existed else f"Made the project {path.name}."
         else:
             script = read_script(path)
             target = path.with_suffix(PROJECT_SUFFIX)
@@ -415,6 +453,7 @@ class ScriptView(ReadsVoices, QWidget):
         self._refresh()
         if self.model.rowCount():
             self.select_row(0)
+        self.project_changed.emit(project.path)
         self.message.emit(said)
 
     def _known_voices(self, speakers) -> dict[str, dict]:
@@ -447,6 +486,7 @@ class ScriptView(ReadsVoices, QWidget):
             self._stop_mine()
             self.project.close()
             self.project = None
+            self.project_changed.emit(None)
 
     # ------------------------------------------------------------------ editing
     def _edit(self, change, *args, **kwargs) -> bool:
@@ -612,17 +652,21 @@ class ScriptView(ReadsVoices, QWidget):
             blocked = combo.blockSignals(True)
             combo.clear()
             for n, s in enumerate(speakers, 1):
-                combo.addItem(_swatch(s.colour), f"{s.name}  (Alt+{n})" if n < 10 and
+                combo.addItem(swatch(s.colour), f"{s.name}  (Alt+{n})" if n < 10 and
                               combo is self.lineSpeakerCombo else s.name, s.id)
             combo.setCurrentIndex(max(0, combo.findData(keep)))
             combo.blockSignals(blocked)
+        self.cast.show_cast(cast_entries(speakers, self.project.lines(), self._saved_names())
+                            if has else [])
+        self.cast.setVisible(has and bool(speakers))
+        self.cast.select_speaker(self.speakerCombo.currentData())
         stale = sum(1 for r in rows if r.status in ("not rendered", "stale"))
         self.renderStaleButton.setText(render_changed_text(stale))
         idle = has and not self._busy
-        self.renderStaleButton.setEnabled(idle and stale > 0)
-        self.renderAllButton.setEnabled(idle and bool(rows))
-        self.cancelButton.setEnabled(self._busy)
-        self.exportButton.setEnabled(has and any(r.take for r in rows))
+        self._enable(self.renderStaleButton, idle and stale > 0)
+        self._enable(self.renderAllButton, idle and bool(rows))
+        self._enable(self.cancelButton, self._busy)
+        self._enable(self.exportButton, has and any(r.take for r in rows))
         for widget in (self.voiceCombo, self.instructEdit, self.newSpeakerEdit,
                        self.dictionarySection, self.exportEdit, self.presetCombo):
             widget.setEnabled(has)
@@ -637,9 +681,19 @@ class ScriptView(ReadsVoices, QWidget):
         self._show_line()
         self._refresh_play()
 
+    def _enable(self, button: QPushButton, on: bool) -> None:
+        """A focused button about to be disabled hands the focus to the lines; left to Qt
+        it moved on in tab order, to the export path with its text selected, where one
+        keystroke replaced it."""
+        if not on and button.hasFocus():
+            self.table.setFocus(Qt.FocusReason.OtherFocusReason)
+        button.setEnabled(on)
+
     def _rows(self) -> list[LineRow]:
         takes = self._takes() if self._takes is not None else None
         speakers = {s.id: s for s in self.project.speakers()}
+        saved = self._saved_names()
+        voices = {s.id: voice_words(s, saved) for s in speakers.values()}
         rows = []
         for line in self.project.lines():
             status = self._in_flight.get(line.id) or self.project.status(line)
@@ -655,10 +709,49 @@ class ScriptView(ReadsVoices, QWidget):
                 except UserError:
                     status = self._in_flight.get(line.id) or "not rendered"
             speaker = speakers.get(line.speaker)
+            voice, voice_problem = voices.get(line.speaker, ("", ""))
             rows.append(LineRow(line.id, speaker.name if speaker else "?",
                                 speaker.colour if speaker else "", line.text, status, seconds,
-                                line.take, problem))
+                                line.take, problem, voice, voice_problem))
         return rows
+
+    def _saved_names(self) -> set[str]:
+        """The saved voices' names, folded (a damaged library: none)."""
+        try:
+            return {v.name.lower() for v in self.library().list()}
+        except Exception:
+            return set()
+
+    def preview_speaker(self, speaker_id: int) -> None:
+        """Hear a speaker's voice: a saved voice's or a clip speaker's clip; a described
+        voice's rendered line (its first line is rendered when none is yet)."""
+        from studio.engine.audio import read_audio
+
+        if self.project is None or self._player is None:
+            return
+        speaker = next((s for s in self.project.speakers() if s.id == speaker_id), None)
+        if speaker is None:
+            return
+        saved = self._saved(speaker)
+        kind, what = preview_source(speaker, self.project.lines(),
+                                    saved.clip if saved is not None else None)
+        try:
+            if kind == "render":
+                self.message.emit(f"Rendering {speaker.name}'s first line to hear the voice.")
+                self.render_lines([what])
+                return
+            if kind == "clip":
+                audio, rate = read_audio(what)
+                audio = audio.mean(axis=0) if audio.ndim == 2 else audio
+            elif kind == "take":
+                audio, rate = self._takes().read_audio(what)
+            else:
+                return
+        except UserError as exc:
+            self.notice.show_message(str(exc))
+            return
+        self._player.load(audio, rate, ("cast", str(self.project.path), speaker_id))
+        self._player.play()
 
     def _show_speaker(self) -> None:
         speaker = self.current_speaker()
@@ -687,7 +780,11 @@ class ScriptView(ReadsVoices, QWidget):
         self.voiceCombo.setCurrentIndex(selected)
         self.voiceCombo.blockSignals(blocked)
         design = speaker is not None and speaker.kind == "design"
-        self.instructEdit.setVisible(speaker is None or design)
+        # Always there (greyed for a saved voice or a clip), so the row keeps its layout.
+        self.instructEdit.setEnabled(self.project is not None and (speaker is None or design))
+        self.instructEdit.setPlaceholderText(
+            "e.g. female, low pitch, british accent" if speaker is None or design else
+            "Described by its saved voice" if speaker.kind == "voice" else "Described by its clip")
         if not self.instructEdit.hasFocus():
             self.instructEdit.setText(speaker.instruct or "" if design else "")
         locked = design and speaker.seed is not None
@@ -700,7 +797,7 @@ class ScriptView(ReadsVoices, QWidget):
         line = self.current_line()
         for widget in (self.lineSpeakerCombo, self.pauseSpin, self.takeCombo):
             widget.setEnabled(line is not None)
-        self.newSeedButton.setEnabled(line is not None and not self._busy)
+        self._enable(self.newSeedButton, line is not None and not self._busy)
         self.playButton.setEnabled(self._player is not None and any(
             r.take for r in self.model.rows()))
         self.lineLabel.setText(f"Line {self.model.row_of(line.id) + 1}" if line else "Line")
@@ -786,7 +883,9 @@ class ScriptView(ReadsVoices, QWidget):
                     line.seed if line.seed is not None else speaker.seed if speaker.seed is not None
                     else random.randrange(2**31))
                 requests.append(line_request(speaker, line, options, seed=seed,
-                                             saved=self._saved(speaker)))
+                                             saved=self._saved(speaker),
+                                             project=str(self.project.path),
+                                             number=order.get(line_id, 0) + 1))
                 keys.append(line_id)
         except UserError as exc:
             self.notice.show_message(str(exc))

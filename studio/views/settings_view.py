@@ -66,14 +66,6 @@ PRECISION_LABELS = {"auto": "Auto (bf16 on GPU and native-bf16 CPUs)", "fp32": "
                     "bf16": "bf16", "fp16": "fp16"}
 
 
-class NoWheelDoubleSpinBox(QDoubleSpinBox):
-    """A spin box the mouse wheel passes over (the page scrolls): one notch on a setting
-    that deletes takes must not change it."""
-
-    def wheelEvent(self, event) -> None:
-        event.ignore()
-
-
 class SettingsView(QWidget):
     reload_requested = Signal()
     accel_requested = Signal(str)
@@ -96,6 +88,8 @@ class SettingsView(QWidget):
         self._controls: dict[str, QWidget] = {}
         self._notes: dict[str, QLabel] = {}
         self._loading = False
+        self._model_ready = False  # set_model_ready: the window says when one works
+        self._pending: dict[str, object] = {}  # Device / Precision awaiting confirm_reload
         self._download = ModelDownload(downloader, self)
         self._download.done.connect(self._download_done)
         self._download.failed.connect(self._download_failed)
@@ -170,7 +164,9 @@ class SettingsView(QWidget):
         form.setVerticalSpacing(8)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        # Beside an open takes panel on a 1024 px screen a row may not fit: its field then
+        # goes under its label instead of being cut off on the right.
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         layout.addLayout(form)
         return box, form
 
@@ -260,13 +256,24 @@ class SettingsView(QWidget):
 
         self.deviceCombo = self._combo("deviceCombo", DEVICE_LABELS)
         self.deviceCombo.currentIndexChanged.connect(
-            lambda _i: self._write("model/device", self.deviceCombo.currentData()))
-        self._add(form, "model/device", self.deviceCombo, "Where the model runs")
+            lambda _i: self._write_model("model/device", self.deviceCombo.currentData()))
+        self.deviceAvailability = hint_label("")
+        self.deviceAvailability.setObjectName("deviceAvailability")
+        self.deviceAvailability.hide()
+        deviceBox = QWidget()
+        column = QVBoxLayout(deviceBox)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(3)
+        column.addWidget(self.deviceCombo, 0, Qt.AlignmentFlag.AlignLeft)
+        column.addWidget(self.deviceAvailability)
+        self._add(form, "model/device", deviceBox, "Where the model runs",
+                  control=self.deviceCombo)
         self.precisionCombo = self._combo("precisionCombo", PRECISION_LABELS)
         self.precisionCombo.currentIndexChanged.connect(
-            lambda _i: self._write("model/precision", self.precisionCombo.currentData()))
+            lambda _i: self._write_model("model/precision", self.precisionCombo.currentData()))
         self._add(form, "model/precision", self.precisionCombo,
                   "Number format of the weights: bf16 halves memory and is faster on most GPUs")
+        form.addRow(self._reload_confirm())
 
         self.accelCombo = QComboBox()
         self.accelCombo.setObjectName("accelCombo")
@@ -369,12 +376,93 @@ class SettingsView(QWidget):
         self.connectionMessage.show_message(sentence)
 
     def set_availability(self, availability: dict) -> None:
-        """Show which acceleration modes this machine can run (from accel_probe.probe)."""
+        """Show which acceleration modes, devices and precisions this machine can run
+        (accel_probe.probe and .hardware, from the worker)."""
         self._availability = dict(availability)
         blocked = self.accelCombo.blockSignals(True)
         self.accelCombo.clear()
         self._fill_accel()
         self.accelCombo.blockSignals(blocked)
+        self._grey_hardware()
+        self.refresh()
+
+    def _grey_hardware(self) -> None:
+        """Grey the devices and precisions this machine lacks, each with its reason (in
+        its tooltip, and under Device). Until the worker has looked, all stay offered."""
+        missing = []
+        for combo, kind in ((self.deviceCombo, "device"), (self.precisionCombo, "precision")):
+            for row in range(combo.count()):
+                value = combo.itemData(row)
+                ok, reason = self._availability.get(f"{kind}:{value}", (True, None))
+                combo.model().item(row).setEnabled(ok)
+                combo.setItemData(row, None if ok else f"Not on this machine: {reason}",
+                                  Qt.ItemDataRole.ToolTipRole)
+                if not ok:
+                    missing.append(reason)  # the reason names the option
+        self.deviceAvailability.setText("Greyed out: " + "; ".join(missing) + "."
+                                        if missing else "")
+        self.deviceAvailability.setVisible(bool(missing))
+
+    # ------------------------------------------------------------------ model reloads
+    def _reload_confirm(self) -> QWidget:
+        """An inline question, not a dialog: a reload drops the working model."""
+        self.reloadConfirm = QFrame()
+        self.reloadConfirm.setObjectName("reloadConfirm")
+        self.reloadConfirm.setFrameShape(QFrame.Shape.StyledPanel)
+        self.reloadConfirmText = QLabel()
+        self.reloadConfirmText.setObjectName("reloadConfirmText")
+        self.reloadConfirmText.setWordWrap(True)
+        self.confirmReloadButton = QPushButton("Reload the model")
+        self.confirmReloadButton.setObjectName("confirmReloadButton")
+        self.confirmReloadButton.setToolTip("Unload the model and load it with the new choice")
+        self.confirmReloadButton.clicked.connect(self.confirm_reload)
+        self.keepModelButton = QPushButton("Keep as it is")
+        self.keepModelButton.setObjectName("keepModelButton")
+        self.keepModelButton.setToolTip("Go back to the setting the model runs with")
+        self.keepModelButton.clicked.connect(self.keep_model)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.keepModelButton)
+        buttons.addWidget(self.confirmReloadButton)
+        column = QVBoxLayout(self.reloadConfirm)
+        column.addWidget(self.reloadConfirmText)
+        column.addLayout(buttons)
+        self.reloadConfirm.hide()
+        return self.reloadConfirm
+
+    def set_model_ready(self, ready: bool) -> None:
+        """Whether a model is loaded and working: changing Device or Precision then asks
+        first, since it unloads that model."""
+        self._model_ready = ready
+
+    def _write_model(self, key: str, value) -> None:
+        if self._loading or self.is_locked(key):
+            return
+        if value == self.effective(key):
+            self._pending.pop(key, None)  # chosen back: nothing to ask about
+            if not self._pending:
+                self.reloadConfirm.hide()
+            return
+        if not self._model_ready:
+            self._write(key, value)
+            return
+        self._pending[key] = value
+        names = " and ".join(BY_KEY[k].label for k in self._pending)
+        self.reloadConfirmText.setText(
+            f"Changing {names} unloads the model that is working now and loads it again; "
+            "renders wait until it is back.")
+        self.reloadConfirm.show()
+
+    def confirm_reload(self) -> None:
+        pending, self._pending = self._pending, {}
+        self.reloadConfirm.hide()
+        self._model_ready = False  # going away: changes until it is back join this reload
+        for key, value in pending.items():
+            self._write(key, value)
+
+    def keep_model(self) -> None:
+        self._pending.clear()
+        self.reloadConfirm.hide()
         self.refresh()
 
     def _fill_accel(self) -> None:
@@ -437,7 +525,9 @@ class SettingsView(QWidget):
 
     def _takes_section(self) -> QWidget:
         box, form = self._section("Takes")
-        self.retentionSpin = NoWheelDoubleSpinBox()
+        # The window's wheel guard keeps the wheel off it unless it has the focus: one
+        # notch on a setting that deletes takes must not change it.
+        self.retentionSpin = QDoubleSpinBox()
         self.retentionSpin.setObjectName("retentionSpin")
         self.retentionSpin.setRange(0, 3650)
         self.retentionSpin.setDecimals(0)
@@ -536,7 +626,7 @@ class SettingsView(QWidget):
         self._loading = True
         try:
             for key, control in self._controls.items():
-                value = self.effective(key)
+                value = self._pending.get(key, self.effective(key))  # an unconfirmed choice stays
                 if isinstance(control, QComboBox):
                     index = control.findData(value)
                     if index < 0 and key == "audio/output_device":

@@ -1,6 +1,7 @@
-"""TakeDelegate: three lines per take (name, text excerpt, mode pill with details and
-suspect badges), a star that toggles on click, a play marker, and a stripe that ties
-the takes of one batch together."""
+"""TakeDelegate: two compact lines per take (name with star and time; a mode pill, who
+speaks or the text, details and suspect badges), a star that toggles on click, a play
+marker, and a stripe that ties the takes of one batch together. Compact, so a laptop's
+768 px show five or more takes, not three."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.views.takes_model import TakesModel, suspect_label, suspect_tip
+from studio.views.takes_model import TakesModel, mode_label, suspect_label, suspect_tip
 
-MODE_COLORS = {"clone": QColor("#2e6da4"), "design": QColor("#7b4fb8")}
+MODE_COLORS = {"clone": QColor("#2e6da4"), "design": QColor("#7b4fb8"),
+               "script": QColor("#2f7d5b")}
 STAR_COLOR = QColor("#e0a100")
 BADGE_COLORS = (QColor("#b45309"), QColor("#f59e0b"))  # (on light, on dark)
 STAR_ON, STAR_OFF = "★", "☆"
@@ -37,7 +39,7 @@ def _bold(font: QFont) -> QFont:
 
 
 class TakeDelegate(QStyledItemDelegate):
-    PAD = 8
+    PAD = 6
     MARK = 16
     STRIPE = 3
 
@@ -47,7 +49,7 @@ class TakeDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         metrics = QFontMetrics(option.font)
         small = QFontMetrics(_small(option.font))
-        return QSize(220, self.PAD * 2 + metrics.height() * 2 + small.height() + 2 + 8)
+        return QSize(220, self.PAD * 2 + metrics.height() + small.height() + 2 + 4)
 
     def _content(self, rect: QRect) -> QRect:
         return rect.adjusted(self.PAD + self.STRIPE + 2, self.PAD, -self.PAD, -self.PAD)
@@ -66,11 +68,11 @@ class TakeDelegate(QStyledItemDelegate):
         return QRect(right - width, line.top(), width, line.height())
 
     def _badge_rects(self, option: QStyleOptionViewItem, codes) -> list[tuple[QRect, str]]:
-        """Right-aligned on the third line."""
+        """Right-aligned on the second line."""
         rect = self._content(option.rect)
         small = QFontMetrics(_small(option.font))
         line_h = QFontMetrics(option.font).height()
-        top = rect.top() + line_h * 2 + 6
+        top = rect.top() + line_h + 4
         right = rect.right()
         out = []
         for code in reversed(tuple(codes)):
@@ -100,7 +102,8 @@ class TakeDelegate(QStyledItemDelegate):
         dim = QColor(main)
         dim.setAlphaF(0.78 if selected else 0.62)
         dark = palette.color(QPalette.ColorRole.Base).lightnessF() < 0.5
-        mode_color = MODE_COLORS.get(take.settings.mode, QColor("#666666"))
+        mode = mode_label(take)
+        mode_color = MODE_COLORS.get(mode.lower(), QColor("#666666"))
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
 
         # The batch stripe: one bar down the left edge across the rows of one Generate.
@@ -131,7 +134,6 @@ class TakeDelegate(QStyledItemDelegate):
 
         small = _small(option.font)
         smetrics = QFontMetrics(small)
-        metrics = QFontMetrics(option.font)
         line = self._name_line(option)
 
         # Line 1: name, star, time.
@@ -153,18 +155,9 @@ class TakeDelegate(QStyledItemDelegate):
                          QFontMetrics(bold).elidedText(name, Qt.TextElideMode.ElideRight,
                                                        name_rect.width()))
 
-        # Line 2: the text.
-        text_line = QRect(line.left(), line.bottom() + 3, line.width(), metrics.height())
-        painter.setFont(option.font)
-        painter.setPen(dim)
-        painter.drawText(text_line, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(index.data(TakesModel.ExcerptRole) or "",
-                                            Qt.TextElideMode.ElideRight, text_line.width()))
-
-        # Line 3: mode pill, details, badges on the right.
+        # Line 2: mode pill, who speaks (or the text), details, badges on the right.
         painter.setFont(small)
-        top = text_line.bottom() + 4
-        mode = take.settings.mode.capitalize()
+        top = line.bottom() + 4
         pill = QRect(line.left(), top, smetrics.horizontalAdvance(mode) + 12, smetrics.height() + 2)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(mode_color if not selected else main)
@@ -182,9 +175,11 @@ class TakeDelegate(QStyledItemDelegate):
             painter.drawText(box, Qt.AlignmentFlag.AlignCenter, suspect_label(code))
         details = QRect(pill.right() + 8, top, badge_left - pill.right() - 14, pill.height())
         painter.setPen(dim)
+        words = " · ".join(w for w in (index.data(TakesModel.ExcerptRole),
+                                       index.data(TakesModel.MetaRole)) if w)
         painter.drawText(details, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         smetrics.elidedText(index.data(TakesModel.MetaRole) or "",
-                                             Qt.TextElideMode.ElideRight, details.width()))
+                         smetrics.elidedText(words, Qt.TextElideMode.ElideRight,
+                                             details.width()))
         painter.restore()
 
     # ------------------------------------------------------------------ input

@@ -25,7 +25,15 @@ from PySide6.QtWidgets import (
 
 from studio.library.session_takes import is_unsaved
 from studio.views.take_delegate import STAR_OFF, STAR_ON
-from studio.views.takes_model import Row, rendered_on, suspect_tip, voice_text
+from studio.views.takes_model import (
+    Row,
+    mode_label,
+    rendered_on,
+    script_place,
+    suspect_tip,
+    voice_text,
+)
+from studio.views.widgets.elided_label import ElidedLabel
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.waveform import WaveformView
 
@@ -62,12 +70,11 @@ class TakeDetail(QFrame):
         self._connect()
 
     def _build(self) -> None:
-        self.nameLabel = QLabel("")
+        self.nameLabel = ElidedLabel("")  # cut with "…" beside Rename, whole in its tooltip
         self.nameLabel.setObjectName("takeName")
         font = self.nameLabel.font()
         font.setBold(True)
         self.nameLabel.setFont(font)
-        self.nameLabel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.starButton = QToolButton()
         self.starButton.setObjectName("starButton")
         self.starButton.setCheckable(True)
@@ -116,6 +123,8 @@ class TakeDetail(QFrame):
             button.setToolTip(tip)
             button.setAccessibleName(text.rstrip("…"))
             button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            # Shares the row evenly, but never so narrow that its word is cut.
+            button.setMinimumWidth(button.fontMetrics().horizontalAdvance(text) + 12)
             return button
 
         self.rerenderButton = action("rerenderButton", "Re-render",
@@ -199,9 +208,10 @@ class TakeDetail(QFrame):
         else:
             self.nameLabel.setText(row.name if count < 2 else f"{row.name} (+{count - 1} more)")
             self.nameLabel.setToolTip(row.name)
+            place = script_place(take)  # a script line's: its project and line
             self.infoLabel.setText(
-                f"{take.settings.mode.capitalize()} · {voice_text(take)} · {row.details}"
-                f" · {rendered_on(take)}")
+                f"{mode_label(take)} · {place + ' · ' if place else ''}{voice_text(take)}"
+                f" · {row.details} · {rendered_on(take)}")
             self.infoLabel.setToolTip(f"{row.variation_tip}\n\n{row.tooltip}")
             if take.suspects:
                 self.suspectLabel.show_message(" ".join(suspect_tip(c) for c in take.suspects))

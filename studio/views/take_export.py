@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
@@ -99,7 +100,10 @@ class ExportDialog(QDialog):
         form = QFormLayout()
         if len(self._rows) == 1:
             form.addRow("File &name", self.nameEdit)
-        form.addRow("&Folder", folderRow)
+        # A row holding a layout gets no buddy, and its label then showed "&Folder" as typed.
+        folderLabel = QLabel("&Folder")
+        folderLabel.setBuddy(self.folderEdit)
+        form.addRow(folderLabel, folderRow)
         form.addRow("F&ormat", self.formatCombo)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.exportButton = self.buttons.addButton("Export",

@@ -114,6 +114,20 @@ def voice_text(take: Take) -> str:
     return "No reference"
 
 
+def mode_label(take: Take) -> str:
+    """The row's pill: Script for a script line's take, else Clone or Design."""
+    return "Script" if take.settings.project else take.settings.mode.capitalize()
+
+
+def script_place(take: Take) -> str:
+    """Where a script line's take belongs: "radio play · line 3" ("" for other takes)."""
+    s = take.settings
+    if not s.project:
+        return ""
+    name = Path(s.project).stem or s.project
+    return f"{name} · line {s.project_line}" if s.project_line else name
+
+
 @dataclasses.dataclass(frozen=True)
 class Row:
     take: Take
@@ -129,8 +143,12 @@ class Row:
 
     @property
     def subtitle(self) -> str:
-        """The row's second line: the text under a name, else who speaks."""
-        return excerpt(self.take.settings.text) if self.take.name else voice_text(self.take)
+        """The row's second line: the text under a name, else who speaks (and, for a
+        script line's take, its project and line)."""
+        if self.take.name:
+            return excerpt(self.take.settings.text)
+        place = script_place(self.take)
+        return f"{place} · {voice_text(self.take)}" if place else voice_text(self.take)
 
     @property
     def details(self) -> str:
@@ -159,7 +177,8 @@ class Row:
         take = self.take
         run = take.run
         lines = [self.name, "", take.settings.text.strip(), ""]
-        lines.append(f"{take.settings.mode.capitalize()} · {voice_text(take)}")
+        place = script_place(take)
+        lines.append(f"{mode_label(take)} · {place + ' · ' if place else ''}{voice_text(take)}")
         lines.append(f"{self.details} · {local_time(take.created):%Y-%m-%d %H:%M:%S}")
         lines.append(self.variation_tip)
         lines.append(f"{rendered_on(take)} · {run.seconds:.1f} s to render")
@@ -210,9 +229,12 @@ class TakesModel(QAbstractListModel):
 
     # ------------------------------------------------------------------ reading
     def reload(self, library, search: str = "", voice: str | None = None,
-               starred: bool | None = None) -> None:
+               starred: bool | None = None, project: str | None = None) -> None:
         """Read the library again (None: no library yet, no rows)."""
-        takes = [] if library is None else library.list(search, voice=voice, starred=starred)
+        # (only a set project filter is passed: older readers and fakes know no projects)
+        more = {} if project is None else {"project": project}
+        takes = [] if library is None else library.list(search, voice=voice, starred=starred,
+                                                       **more)
         numbers = self._number(library, takes)
         self.beginResetModel()
         self._rows = arrange(takes, numbers)

@@ -51,10 +51,12 @@ from PySide6.QtWidgets import (
 from studio.engine.errors import UserError
 from studio.engine.options import MAX_SEED
 from studio.library.session_takes import SessionTakes, TakeShelf, is_unsaved
+from studio.library.takes import NO_PROJECT
 from studio.views.take_delegate import STAR_ON, TakeDelegate
 from studio.views.take_detail import TakeDetail
 from studio.views.take_drag import DragFiles
 from studio.views.takes_model import Row, TakesModel
+from studio.views.takes_projects import ProjectFilter, project_name
 from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.widgets.undo_bar import UndoBar
@@ -97,6 +99,7 @@ class TakesPanel(QWidget):
         self._stale = False  # a reload waits for the name editor to close
         self._export_choice: tuple[str | None, str | None] = (None, None)  # this session's
         self._open_error = ""
+        self._open_project: str | None = None  # the Script view's, listed even without takes
         self._drag_files = DragFiles(self._audio_of)  # owns the temp folder drags write to
         self.model = TakesModel(self)
         self.model.drag_files = self._drag_files
@@ -136,6 +139,7 @@ class TakesPanel(QWidget):
         self.voiceCombo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.voiceCombo.setMinimumContentsLength(8)
         self.voiceCombo.addItem(ALL_VOICES, None)
+        self.projectCombo = ProjectFilter()
         self.starredButton = QToolButton()
         self.starredButton.setObjectName("takesStarredFilter")
         self.starredButton.setText(f"{STAR_ON} Starred")
@@ -178,6 +182,7 @@ class TakesPanel(QWidget):
         header.addWidget(self.countLabel)
         filters = QHBoxLayout()
         filters.setSpacing(6)
+        filters.addWidget(self.projectCombo, 1)
         filters.addWidget(self.voiceCombo, 1)
         filters.addWidget(self.starredButton)
 
@@ -212,6 +217,7 @@ class TakesPanel(QWidget):
         self._search_timer.timeout.connect(self.refresh)
         # (-1 only while the combo is torn down: nothing to filter then)
         self.voiceCombo.currentIndexChanged.connect(lambda i: i >= 0 and self.refresh())
+        self.projectCombo.currentIndexChanged.connect(lambda i: i >= 0 and self.refresh())
         self.starredButton.toggled.connect(lambda _on: self.refresh())
         self.list.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         self.list.selectionModel().currentChanged.connect(lambda *_: self._selection_changed())
@@ -267,13 +273,29 @@ class TakesPanel(QWidget):
         current = self.current_take()
         library = self.shelf()
         self._refresh_voices(library)
+        self.projectCombo.set_projects(library.projects(), self._open_project)
         self.model.reload(library, self.searchEdit.text(), voice=self.voiceCombo.currentData(),
-                          starred=True if self.starredButton.isChecked() else None)
+                          starred=True if self.starredButton.isChecked() else None,
+                          project=self.projectCombo.key())
+        if self._restored and self.projectCombo.currentIndex() > 0 and not any(
+                self.model.row_of_id(i) >= 0 for i in self._restored):
+            self.projectCombo.set_key(None)  # takes brought back show, whatever they were filed under
+            return  # (the filter's change read the list again)
         if self._restored and any(self.model.row_of_id(i) >= 0 for i in self._restored):
             selected, current, self._restored = list(self._restored), None, ()
         self.select_ids(selected, current=current.id if current else None)
         if not self.selected_takes() and self.model.rowCount():
             self.select_ids([self.model.take(0).id])  # the newest take, ready for Space
+
+    def follow_project(self, path: str | None, script_view: bool) -> None:
+        """The window's view changed: in the Script view the open project's takes, in the
+        others the Clone and Design ones; a filter the user picked stays as it is."""
+        self._open_project = path
+        if self.projectCombo.chosen:
+            return
+        self.projectCombo.set_projects(self.shelf().projects(), path)
+        self.projectCombo.set_key(path if script_view and path else
+                                  None if script_view else NO_PROJECT)
 
     def filter_voice(self, key: str) -> bool:
         """Show only the takes of one voice (a saved voice's id); False when it has none."""
@@ -305,10 +327,14 @@ class TakesPanel(QWidget):
     def _refresh_count(self) -> None:
         count = self.model.rowCount()
         filtered = bool(self.searchEdit.text().strip() or self.voiceCombo.currentIndex() > 0
+                        or self.projectCombo.currentIndex() > 0
                         or self.starredButton.isChecked())
         text = f"{count} take{'s' if count != 1 else ''}" if count or filtered else ""
         self.countLabel.setText(f"{text} shown" if filtered else text)
         hint = NO_MATCH_HINT if filtered else EMPTY_HINT
+        project = self.projectCombo.key()
+        if project and not count and not self.searchEdit.text().strip():
+            hint = f"The takes of {project_name(project)}'s lines appear here as they render."
         self.empty.setText(f"{hint}\n\n{self._open_error}" if self._open_error else hint)
         self.stack.setCurrentWidget(self.list if count else self.empty)
 

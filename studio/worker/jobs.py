@@ -54,6 +54,8 @@ class RenderRequest:
     mode: str = "clone"  # which view asked: "clone" or "design"
     voice_id: str | None = None  # the saved voice the reference came from, if any
     stream: bool = False  # hand the first take's chunks over as they render (chunk_ready)
+    project: str | None = None  # a script line's: its project file, filed with the take
+    project_line: int | None = None  # ... and the line's number in the script
 
 
 @dataclass(frozen=True)

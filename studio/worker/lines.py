@@ -14,7 +14,7 @@ BATCH = 8  # lines per engine call: the script renderer's batch (studio.scripts.
 
 
 def _voice_of(request: RenderRequest) -> RenderRequest:
-    return replace(request, text="", duration=None, seeds=(None,))
+    return replace(request, text="", duration=None, seeds=(None,), project_line=None)
 
 
 def batches(lines: Sequence[RenderRequest]) -> list[list[int]]:
@@ -27,10 +27,12 @@ def batches(lines: Sequence[RenderRequest]) -> list[list[int]]:
             for start in range(0, len(members), BATCH)]
 
 
-def line_request(speaker, line, options, *, seed: int, saved=None) -> RenderRequest:
+def line_request(speaker, line, options, *, seed: int, saved=None, project: str | None = None,
+                 number: int | None = None) -> RenderRequest:
     """The one-take request that renders a project ``line`` (studio.scripts.project) in
     its ``speaker``'s voice; ``saved`` is the speaker's saved voice (studio.library's
-    Voice, with ``clip``: its clip's path) when it has one.
+    Voice, with ``clip``: its clip's path) when it has one. ``project`` (the project
+    file) and ``number`` (the line's, from 1) file the take under the project.
 
     Script lines get their pauses from the mix, so no padding; a line that must fill a
     cue is one chunk rendered to the frame, untrimmed (as ``script render`` does).
@@ -43,7 +45,8 @@ def line_request(speaker, line, options, *, seed: int, saved=None) -> RenderRequ
     if line.duration is not None:
         options = replace(options, postprocess=False, first_chunk_duration=options.chunk_duration)
     common = dict(text=line.text, language=line.language or speaker.language,
-                  speed=line.speed, duration=line.duration, seeds=(seed,), options=options)
+                  speed=line.speed, duration=line.duration, seeds=(seed,), options=options,
+                  project=project, project_line=number)
     if speaker.kind == "voice":
         if saved is None:
             raise UserError(f"{speaker.name}'s saved voice {speaker.voice!r} is not in your "

@@ -36,6 +36,8 @@ def settings_of(
         duration=request.duration,
         seed=int(seed),
         options=asdict(request.options),
+        project=request.project,
+        project_line=request.project_line,
     )
 
 
@@ -78,6 +80,8 @@ def request_from_take(take: Take, seed: int | None = None) -> RenderRequest:
         options=options_of(s.options),
         mode=s.mode,
         voice_id=s.voice_id,
+        project=s.project,  # a script line's take again: filed with its project
+        project_line=s.project_line,
     )
 
 

@@ -215,12 +215,13 @@ class InferenceWorker(QObject):
             log.exception("emptying the CUDA cache failed")
 
     def _send_availability(self) -> None:
-        """Which acceleration modes this machine can run, computed here: CUDA is this
-        thread's. Sent as a plain dict for the Settings view."""
+        """Which acceleration modes, devices and precisions this machine can run,
+        computed here: CUDA is this thread's. Sent as a plain dict for the Settings view."""
         try:
-            from studio.engine.accel_probe import probe
+            from studio.engine.accel_probe import hardware, probe
 
-            availability = probe(platform=self.accelerator.platform)
+            platform = self.accelerator.platform
+            availability = {**probe(platform=platform), **hardware(platform=platform)}
         except Exception:
             log.exception("checking the acceleration modes failed")
             return

@@ -18,6 +18,7 @@ import json
 import os
 import time
 
+import shiboken6
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
@@ -25,13 +26,16 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
+    QAbstractSlider,
     QAbstractSpinBox,
     QApplication,
+    QCheckBox,
     QComboBox,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QProgressBar,
+    QScrollBar,
     QTableView,
     QTextEdit,
     QWidget,
@@ -60,6 +64,16 @@ def _matches(widget: QObject, parts: list[str]) -> bool:
     return not wanted
 
 
+def _alive(widget: QWidget) -> bool:
+    if not shiboken6.isValid(widget):
+        return False
+    try:
+        widget.isVisible()
+    except RuntimeError:  # its C++ object is gone
+        return False
+    return True
+
+
 def find(target: str) -> QWidget:
     """The widget ``target`` names; a visible one wins over hidden ones of the same name."""
     parts = [p for p in target.split("/") if p]
@@ -70,7 +84,8 @@ def find(target: str) -> QWidget:
     for top in QApplication.topLevelWidgets():
         candidates = [top] if top.objectName() == name else []
         candidates += top.findChildren(QWidget, name)
-        found += [w for w in candidates if _matches(w, scope)]
+        # (a file dialog's children may include wrappers of widgets it already deleted)
+        found += [w for w in candidates if _alive(w) and _matches(w, scope)]
     if not found:
         raise DriverError(f"no widget named {target!r}")
     visible = [w for w in found if w.isVisible()]
@@ -304,9 +319,11 @@ class Driver(QObject):
         QTest.keyClick(widget, code, _modifiers(modifiers))
         return {}
 
-    def op_menu(self, path: str) -> dict:
+    def op_menu(self, path: str, later: bool = False) -> dict:
         """Choose "Edit/Undo" from the menu bar with the mouse: click the menu's title, then
-        the item whose words start so (a disabled item is an error, as it does nothing)."""
+        the item whose words start so (a disabled item is an error, as it does nothing).
+        ``later``: the item is clicked after this answer, for an item that opens a modal
+        dialog (whose loop would hold the answer back until the dialog closed)."""
         title, _, item = path.partition("/")
         bar = self.window.menuBar()
         heads = {a.text().replace("&", ""): a for a in bar.actions()}
@@ -325,8 +342,28 @@ class Driver(QObject):
             menu.close()
             raise DriverError(f"{path!r} is {'disabled' if chosen else 'not there'} "
                               f"(the menu has {words})")
-        _click_at(menu, menu.actionGeometry(chosen[0]).center())
+        where = menu.actionGeometry(chosen[0]).center()
+        if later:
+            QTimer.singleShot(0, lambda: _click_at(menu, where))
+        else:
+            _click_at(menu, where)
         return {"text": chosen[0].text().replace("&", "")}
+
+    def op_type_focused(self, text: str, enter: bool = False) -> dict:
+        """Type into the widget that has the keyboard focus in the main window (an in-place
+        editor has no name); the window is made active first, as a user's click would."""
+        if not self.window.isActiveWindow():
+            self.window.activateWindow()
+            deadline = time.monotonic() + 2
+            while not self.window.isActiveWindow() and time.monotonic() < deadline:
+                QTest.qWait(20)
+        widget = QApplication.focusWidget() or self.window.focusWidget()
+        if widget is None:
+            raise DriverError("nothing has the keyboard focus")
+        QTest.keyClicks(widget, text)
+        if enter:  # Enter, to the same widget (an editor commits on it)
+            QTest.keyClick(widget, Qt.Key.Key_Return)
+        return {"focused": type(widget).__name__}
 
     def op_choose(self, target: str, text: str) -> dict:
         """Pick an item of a combo box by its text, as choosing it from the popup does."""
@@ -397,6 +434,71 @@ class Driver(QObject):
             self._lateness.start()
             return {}
         return self._lateness.stop()
+
+    def op_rect(self, target: str) -> dict:
+        """Where a widget is on the screen (global pixels) and the screen's room for
+        windows, to assert that it can be seen without scrolling the desktop."""
+        widget = find(target)
+        top_left = widget.mapToGlobal(QPoint(0, 0))
+        screen = (widget.screen() or QGuiApplication.primaryScreen()).availableGeometry()
+        return {"rect": [top_left.x(), top_left.y(), widget.width(), widget.height()],
+                "visible": widget.isVisible(),
+                "screen": [screen.x(), screen.y(), screen.width(), screen.height()],
+                "window": list(self.window.frameGeometry().getRect())}
+
+    def op_activate(self) -> dict:
+        """Make the main window the active one, as a click on it does under a window
+        manager (a bare X server has none): keyboard focus needs an active window."""
+        self.window.raise_()
+        self.window.activateWindow()
+        return {"active": self.window.isActiveWindow()}
+
+    def op_focus(self) -> dict:
+        """The widget with the keyboard focus: its name, class and named ancestors."""
+        widget = QApplication.focusWidget()
+        if widget is None:
+            return {"name": None, "class": None, "ancestors": []}
+        ancestors, node = [], widget.parentWidget()
+        while node is not None:
+            if node.objectName():
+                ancestors.append(node.objectName())
+            node = node.parentWidget()
+        selected = widget.selectedText() if isinstance(widget, QLineEdit) else ""
+        return {"name": widget.objectName(), "class": type(widget).__name__,
+                "ancestors": ancestors, "selected": selected}
+
+    def op_values(self) -> dict:
+        """Every value a wheel could change in the main window: combo boxes, spin boxes,
+        sliders and check boxes, keyed by name and position in the widget tree, with
+        the global centre of each one that is on screen (to point the wheel at)."""
+        values, seen = {}, {}
+        kinds = (QComboBox, QAbstractSpinBox, QAbstractSlider, QCheckBox)
+        for widget in self.window.findChildren(QWidget):
+            if not isinstance(widget, kinds) or isinstance(widget, QScrollBar):
+                continue
+            # Named by its named ancestors and its own name, numbered among namesakes:
+            # stable while the wheel (wrongly) makes a view build new widgets.
+            names, node = [widget.objectName() or type(widget).__name__], widget.parentWidget()
+            while node is not None and node is not self.window:
+                if node.objectName():
+                    names.append(node.objectName())
+                node = node.parentWidget()
+            path = "/".join(reversed(names))
+            seen[path] = seen.get(path, 0) + 1
+            if isinstance(widget, QComboBox):
+                value = widget.currentText()
+            elif isinstance(widget, QCheckBox):
+                value = widget.isChecked()
+            elif isinstance(widget, QAbstractSpinBox):
+                value = widget.text()
+            else:
+                value = widget.value()
+            centre = widget.mapToGlobal(widget.rect().center())
+            shown = widget.isVisible() and not widget.visibleRegion().isEmpty()
+            values[f"{path}#{seen[path]}"] = {
+                "value": value, "shown": shown, "enabled": widget.isEnabled(),
+                "centre": [centre.x(), centre.y()]}
+        return {"values": values}
 
     def op_close(self) -> dict:
         """Close the main window as its close button does; the app then quits."""

@@ -19,7 +19,7 @@ RENDERED = {"done", "too loud", "clipped", "too quiet", "silent", "long gap"}
 
 
 def _statuses(studio) -> list[str]:
-    return [row[3] for row in studio.get("scriptLines")["cells"]]
+    return [row[4] for row in studio.get("scriptLines")["cells"]]  # #, speaker, voice, text, status
 
 
 def _describe(studio, speaker: str, instruct: str) -> None:
@@ -64,7 +64,7 @@ def test_import_a_dialogue_render_rerender_export_and_reopen(launch, tmp_path, s
     assert said.startswith("Line ") and said.endswith(tuple("0123456789")), \
         f"sound started when the script's progress said {said!r}"
     assert player["duration"] > 1.0, "all four lines and their pauses were streamed"
-    lengths = [row[4] for row in studio.get("scriptLines")["cells"]]
+    lengths = [row[5] for row in studio.get("scriptLines")["cells"]]
     assert all(length.endswith(" s") for length in lengths), lengths
 
     studio.click_row("scriptLines", 2)

@@ -245,8 +245,14 @@ def test_geometry_and_last_view_survive_a_restart(qtbot, tmp_path):
     assert second.cloneView.form.text() == "Remember me."
 
 
-def test_first_start_uses_the_default_size(window):
-    assert window.size() == QSize(1280, 800)
+def test_first_start_uses_the_default_size_where_it_fits(qtbot, settings, monkeypatch):
+    from PySide6.QtCore import QRect
+
+    monkeypatch.setattr(MainWindow, "_available", lambda self: QRect(0, 0, 1920, 1080))
+    assert make_window(qtbot, settings).size() == QSize(1280, 800)
+    monkeypatch.setattr(MainWindow, "_available", lambda self: QRect(0, 0, 1366, 768))
+    small = make_window(qtbot, settings)  # nothing saved yet: a first start again
+    assert QRect(0, 0, 1366, 768).contains(small.geometry()), small.geometry()
 
 
 def test_run_shows_the_window_then_loads_and_shuts_down(qtbot, tmp_path, monkeypatch):

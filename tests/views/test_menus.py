@@ -94,8 +94,9 @@ def test_file_menu_reaches_the_pages(qtbot, window, monkeypatch):
     window.show_view("voices")
     window.menus.importClipAction.trigger()
     assert window.current_view() == "clone" and browsed == ["clip"]
+    monkeypatch.setattr(window.scriptView, "new_script", lambda: browsed.append("script"))
     window.menus.newScriptAction.trigger()
-    assert window.current_view() == "script"
+    assert window.current_view() == "script" and browsed[-1] == "script"
     window.menus.exportAction.trigger()  # nothing selected: a sentence, no dialog
     assert "Select a take" in window.statusBarWidget.messageLabel.text()
     window.menus.fileMenu.aboutToShow.emit()  # greyed in the open menu, not for the key

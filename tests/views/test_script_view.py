@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication
 from take_fixtures import RATE, add, voice
 
-from studio.views.script_lines_model import STATUS
+from studio.views.script_lines_model import LENGTH, STATUS
 from studio.views.script_view import ScriptView
 from studio.worker.jobs import LineDone, LinesRequest, TakeAudio
 
@@ -173,7 +173,7 @@ def test_lines_show_their_progress_and_take_their_takes(qtbot, view, writer):
     _request, takes = render_everything(qtbot, view, writer, shots="script-view")
     assert statuses(view) == ["done"] * 4
     assert [line.take for line in view.project.lines()] == takes
-    assert [view.model.index(r, 4).data() for r in range(4)] == ["0.5 s", "0.8 s", "1.0 s",
+    assert [view.model.index(r, LENGTH).data() for r in range(4)] == ["0.5 s", "0.8 s", "1.0 s",
                                                                  "1.2 s"]
     view.select_row(0)
     view.grab().save(str(SHOTS / "script-view-rendered.png"))

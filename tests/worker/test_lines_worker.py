@@ -133,3 +133,18 @@ def test_a_bad_pronunciations_file_is_one_sentence_and_nothing_renders(run):
     run.render(LinesRequest((design("Hello.", "female", 1),), (1,)))
     [sentence] = run.failed
     assert "not valid JSON" in sentence and "\n" not in sentence and not run.lines
+
+
+def test_a_lines_takes_are_filed_under_its_project_and_line(run, tmp_path):
+    project = str(tmp_path / "radio.ovproj")
+    request = LinesRequest((design("One.", "female", 5, project=project, project_line=1),
+                            design("Two.", "female", 5, project=project, project_line=2)),
+                           (1, 2))
+    assert batches(request.lines) == [[0, 1]], "the line number does not split a batch"
+    run.render(request)
+    assert not run.failed
+    with TakeLibrary(run.folder, read_only=True) as library:
+        takes = [library.get(done.take.take_id) for done in run.lines]
+        assert [(t.settings.project, t.settings.project_line) for t in takes] == \
+            [(project, 1), (project, 2)]
+        assert {t.id for t in library.list(project=project)} == {t.id for t in takes}

@@ -252,19 +252,21 @@ def test_availability_is_computed_on_the_worker_for_its_platform(qapp, engine, m
     seen = watch(worker)
     try:
         worker.load_model(LoadRequest(source="tiny", disk_cache=False))
-        assert seen["availability"] == [{mode: (True, None) for mode in
-                                         ("off", "compile", "flashinfer", "flashinfer-graph")}]
+        modes = ("off", "compile", "flashinfer", "flashinfer-graph")
+        assert [{m: a[m] for m in modes} for a in seen["availability"]] == \
+            [{mode: (True, None) for mode in modes}]
+        assert seen["availability"][0]["device:cuda"] == (True, None)  # the platform's GPU
     finally:
         worker.release()
 
 
 def test_availability_on_this_machine_matches_the_probe(qapp, engine):
-    from studio.engine.accel_probe import probe
+    from studio.engine.accel_probe import hardware, probe
 
     worker = InferenceWorker(load_engine=lambda *a, **k: engine)
     seen = watch(worker)
     try:
         worker.load_model(LoadRequest(source="tiny", disk_cache=False))
-        assert seen["availability"] == [probe()]
+        assert seen["availability"] == [{**probe(), **hardware()}]
     finally:
         worker.release()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QFrame, QVBoxLayout
 
 
@@ -15,6 +16,36 @@ class ContentLayout(QVBoxLayout):
 
     def hasHeightForWidth(self) -> bool:
         return False
+
+    def minimumSize(self) -> QSize:
+        """At least the height its items need at the width it has: a wrapped label's
+        minimum is one long line, and without this the scroll area made the page that
+        short, so spin boxes were squashed unreadable and the pronunciation hint was
+        drawn over the Text box at 640 px."""
+        size = super().minimumSize()
+        width = self.geometry().width()
+        if width <= 0:  # not laid out yet
+            return size
+        margins = self.contentsMargins()
+        inner = width - margins.left() - margins.right()
+        total, shown = margins.top() + margins.bottom(), 0
+        for i in range(self.count()):
+            item = self.itemAt(i)
+            if item.spacerItem() is not None:
+                total += item.minimumSize().height()
+                continue
+            if item.isEmpty():  # a hidden widget takes no room
+                continue
+            height = item.minimumSize().height()
+            # A wrapped label's real height; not a panel's, whose height-for-width is its
+            # preferred height (its spare room showed as a gap above the Text box).
+            widget = item.widget()
+            if item.hasHeightForWidth() and (widget is None or widget.layout() is None):
+                height = max(height, item.heightForWidth(inner))
+            total += height
+            shown += 1
+        total += self.spacing() * max(0, shown - 1)
+        return QSize(size.width(), max(size.height(), total))
 
 
 def rule() -> QFrame:

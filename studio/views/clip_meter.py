@@ -1,0 +1,126 @@
+"""ClipMeter: the reference clip's length on a scale (too short · best · long), what the
+checks found (clipping, background noise), and "Trim to the best 10 s" for a long clip.
+
+It only shows a :class:`studio.audio.clip_check.ClipCheck` and asks for the trim; the
+reference panel runs the checks and does the trimming.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Signal
+from PySide6.QtGui import QColor, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from studio.audio.clip_check import BEST_S, LONG_S, TOO_SHORT_S, TRIM_S, ClipCheck
+from studio.views.widgets.labels import MessageLabel
+
+SCALE_S = 20.0  # the bar's right end; longer clips pin the marker there
+RED, AMBER, GREEN = QColor("#d9534f"), QColor("#e0a030"), QColor("#3a9d5d")
+ZONES = ((0.0, TOO_SHORT_S, RED), (TOO_SHORT_S, BEST_S[0], AMBER), (BEST_S[0], BEST_S[1], GREEN),
+         (BEST_S[1], LONG_S, AMBER), (LONG_S, SCALE_S, RED))
+VERDICT_COLOURS = {"too short": RED, "short": AMBER, "best": GREEN, "longish": AMBER,
+                   "long": RED}
+VERDICT_WORDS = {
+    "too short": "too short: 3-10 s clones best",
+    "short": "a little short: 3-10 s clones best",
+    "best": "a good length",
+    "longish": "longer than needed: 3-10 s clones best",
+    "long": "long: 3-10 s clones best and renders faster",
+}
+
+
+def length_text(check: ClipCheck) -> str:
+    return f"{check.seconds:.1f} s · {VERDICT_WORDS[check.length]}"
+
+
+class LengthBar(QWidget):
+    """The length scale: coloured zones and a marker at the clip's length."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._seconds: float | None = None
+        self.setFixedHeight(12)
+        self.setMinimumWidth(120)
+        self.setToolTip("Under 2 s is too short, 3-10 s clones best, over 15 s is long")
+
+    def sizeHint(self) -> QSize:
+        return QSize(200, 12)
+
+    def set_seconds(self, seconds: float | None) -> None:
+        self._seconds = seconds
+        self.update()
+
+    def paintEvent(self, _event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        bar = QRectF(self.rect()).adjusted(1, 3, -1, -3)
+        x_of = lambda t: bar.left() + min(t, SCALE_S) / SCALE_S * bar.width()  # noqa: E731
+        for start, end, colour in ZONES:
+            zone = QColor(colour)
+            zone.setAlpha(110)
+            painter.fillRect(QRectF(x_of(start), bar.top(), x_of(end) - x_of(start),
+                                    bar.height()), zone)
+        if self._seconds is not None:
+            x = x_of(self._seconds)
+            painter.setPen(QPen(self.palette().color(QPalette.ColorRole.Text), 3))
+            painter.drawLine(int(x), 0, int(x), self.height())
+        painter.end()
+
+
+class ClipMeter(QWidget):
+    trim_best_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("clipMeter")
+        self.setAccessibleName("Reference clip checks")
+        self.check: ClipCheck | None = None
+        self.bar = LengthBar()
+        self.bar.setObjectName("clipLengthBar")
+        self.lengthLabel = QLabel("")
+        self.lengthLabel.setObjectName("clipLengthLabel")
+        self.trimBestButton = QPushButton(f"Trim to the best {TRIM_S:.0f} s")
+        self.trimBestButton.setObjectName("trimBestButton")
+        self.trimBestButton.setToolTip("Keep the 10 s with the most clear speech, cut at pauses "
+                                       "(a new file; the original is not changed)")
+        self.trimBestButton.clicked.connect(self.trim_best_requested)
+        self.warningsLabel = MessageLabel()
+        self.warningsLabel.setObjectName("clipWarnings")
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(8)
+        row.addWidget(QLabel("Length"))
+        row.addWidget(self.bar, 1)
+        row.addWidget(self.lengthLabel)
+        row.addWidget(self.trimBestButton)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(row)
+        layout.addWidget(self.warningsLabel)
+        self.set_check(None)
+
+    def set_check(self, check: ClipCheck | None) -> None:
+        """Show a clip's checks (None: no clip, the meter hides)."""
+        self.check = check
+        self.setVisible(check is not None)
+        if check is None:
+            self.warningsLabel.clear_message()
+            return
+        self.bar.set_seconds(check.seconds)
+        self.lengthLabel.setText(length_text(check))
+        colour = VERDICT_COLOURS[check.length]
+        pal = self.lengthLabel.palette()
+        pal.setColor(QPalette.ColorRole.WindowText, colour.darker(130))
+        self.lengthLabel.setPalette(pal)
+        self.trimBestButton.setVisible(check.seconds > BEST_S[1])
+        # The length is said on the scale; the sentences are for what else is wrong.
+        others = [w for w in check.warnings if not w.startswith("The clip is only")
+                  and not w.startswith(f"The clip is {check.seconds:.0f} s")]
+        if others:
+            self.warningsLabel.show_message(" ".join(others))
+        else:
+            self.warningsLabel.clear_message()
+
+    def warnings(self) -> tuple[str, ...]:
+        return self.check.warnings if self.check is not None else ()
