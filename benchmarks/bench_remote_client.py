@@ -105,8 +105,8 @@ def _rss_mb() -> float:
 
 
 def run_case(case: str) -> dict:
-    from studio.engine.errors import UserError
     from studio.engine.options import MAX_TEXT_CHARS
+    from studio.errors import UserError
     from studio.remote.client import RemoteBackend
     from studio.remote.dialects import RemoteRequest
     from tests.serve.hostile import HostileServer

@@ -29,7 +29,7 @@ def name_limit(folder: Path) -> int:
 def check_target(path: Path, what: str) -> None:
     """Refuse, in one sentence, a path that cannot be written atomically: a missing or
     read-only folder, a folder in its place, or a name the file system would refuse."""
-    from studio.engine.errors import UserError
+    from studio.errors import UserError
 
     target = Path(path)
     folder = target.parent

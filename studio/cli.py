@@ -16,13 +16,12 @@ import logging
 import os
 import sys
 import time
-import unicodedata
 from pathlib import Path
 
 from studio import __version__
 from studio.audio.stream_out import STREAM_FORMATS
-from studio.engine.errors import UserError
 from studio.engine.options import CHUNKINGS, DEFAULT_REPO, model_source
+from studio.errors import UserError, one_line
 
 log = logging.getLogger("studio.cli")
 
@@ -140,12 +139,6 @@ def _read_text(args) -> str:
     from studio.safe_read import MB, read_text
 
     return read_text(args.text_file, MB, "text file")  # 50x the longest text a render takes
-
-
-def one_line(message: str) -> str:
-    """A sentence as one line: control characters it quotes from the user's input
-    (a line break in an instruct, say) are shown escaped, as Python writes them."""
-    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in message)
 
 
 def _check_output(path: Path, suffixes: tuple[str, ...], what: str) -> None:

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 
 def add_arguments(synth) -> None:

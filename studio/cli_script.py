@@ -15,8 +15,8 @@ import math
 import time
 from pathlib import Path
 
-from studio.engine.errors import UserError
 from studio.engine.options import MAX_SEED, model_source
+from studio.errors import UserError
 
 VOICE_KEYS = ("voice", "ref", "ref_text", "instruct", "seed", "language")
 MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")

@@ -66,7 +66,7 @@ def check_api_key(key: str | None) -> str | None:
     """The key to require, or None when none was given. An empty or blank key is an
     error (an unset variable in ``--api-key "$KEY"`` must not switch the check off), and
     so is one no client could send in an Authorization header."""
-    from studio.engine.errors import UserError
+    from studio.errors import UserError
 
     if key is None:
         return None
@@ -93,8 +93,8 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> int:
     import uvicorn
 
     from studio.cli import _library_chatter_to_log
-    from studio.engine.errors import UserError
     from studio.engine.options import model_source
+    from studio.errors import UserError
     from studio.paths import data_dir
     from studio.serve.app import create_app
     from studio.serve.connections import config_options

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from studio.engine.errors import UserError
 from studio.engine.options import model_source
+from studio.errors import UserError
 
 
 def add_parser(commands) -> None:

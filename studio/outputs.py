@@ -27,7 +27,7 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 def check_distinct(inputs: Iterable[Named], outputs: Iterable[Named]) -> None:
     """One sentence (UserError) when an output is an input (writing it would destroy the
     input) or two outputs are one file; ``None`` paths are skipped."""
-    from studio.engine.errors import UserError
+    from studio.errors import UserError
 
     inputs = [(Path(p), what) for p, what in inputs if p is not None]
     outputs = [(Path(p), what) for p, what in outputs if p is not None]

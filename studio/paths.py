@@ -27,7 +27,7 @@ def check_data_dir() -> Path:
     place (the library, the cache and the log could not be kept)."""
     folder = data_dir()
     if folder.exists() and not folder.is_dir():
-        from studio.engine.errors import UserError
+        from studio.errors import UserError
 
         raise UserError(f"The data folder {folder} is a file, not a folder; move the file away, "
                         "or set OMNIVOICE_DESKTOP_DATA_DIR to a folder.")

@@ -17,7 +17,7 @@ import os
 import stat
 from pathlib import Path
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 KB = 1024
 MB = 1024 * KB

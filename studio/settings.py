@@ -14,8 +14,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
-from studio.engine.errors import UserError
 from studio.engine.options import DEFAULT_REPO
+from studio.errors import UserError
 from studio.switches import parse_switch
 
 ORGANIZATION = "OmniVoice"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 _SWITCH_VALUES = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
 

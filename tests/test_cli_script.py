@@ -226,7 +226,7 @@ def test_a_render_whose_project_cannot_be_saved_leaves_nothing_behind(
         raise UserError(f"The project {self.path} cannot be saved (disk I/O error); check the "
                         "disk and that no other program holds it.")
 
-    from studio.engine.errors import UserError
+    from studio.errors import UserError
 
     monkeypatch.setattr(Project, "_run", cannot_save)
     code, _, stderr = _render(cli, files, project_file, "--out", files / "mix.flac",

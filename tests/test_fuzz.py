@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from studio.cli import main
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 FUZZ = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,

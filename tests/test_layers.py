@@ -25,7 +25,7 @@ QT = ("PySide6", "shiboken6")
 # the package, for __version__).
 LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     # name, module prefixes, Qt-free
-    ("ground", ("studio", "studio.engine.errors", "studio.paths", "studio.atomic",
+    ("ground", ("studio", "studio.errors", "studio.paths", "studio.atomic",
                 "studio.logfile", "studio.crash", "studio.switches", "studio.safe_read",
                 "studio.staged", "studio.outputs"), True),
     ("sound", ("studio.audio.loudness", "studio.audio.peaks", "studio.audio.stream_out",
@@ -47,14 +47,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
 # (rule, importer, imported) for rules "qt" and "upward"; ("cycle", the modules, "") for
 # cycles. Each with why it is still here.
 ALLOWED: dict[tuple[str, str, str], str] = {
-    ("upward", "studio.serve.app", "studio.cli"):
-        "one_line lives in cli.py; it moves to the bottom module studio/errors.py",
     ("cycle", "studio.cli studio.cli_remote studio.cli_script studio.cli_serve "
-              "studio.cli_voices studio.serve.app studio.serve.connections studio.serve.network",
-     ""):
-        "the cli_* modules import cli.py's private helpers back (inside functions) and "
-        "serve reaches cli.one_line; the CLI becomes a package with a command table that "
-        "nothing imports (issue 27)",
+              "studio.cli_voices", ""):
+        "the cli_* modules import cli.py's private helpers back (inside functions); the CLI "
+        "becomes a package with a command table that nothing imports (issue 27)",
 }
 
 

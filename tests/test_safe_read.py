@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.safe_read import MAX_JSON_DEPTH, json_depth, read_bytes, read_json, read_text
 
 CAP = 2 * 1024**3  # address space a child may take; reading /dev/zero would pass it in seconds

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.outputs import check_distinct, same_file
 from studio.staged import Staged
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 log = logging.getLogger("studio.audio")
 

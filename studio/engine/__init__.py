@@ -4,6 +4,6 @@ No Qt here. Everything a user can get wrong surfaces as :class:`UserError`,
 one sentence that says what is wrong and how to fix it.
 """
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 __all__ = ["UserError"]

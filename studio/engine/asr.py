@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 log = logging.getLogger(__name__)
 

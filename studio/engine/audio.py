@@ -22,7 +22,7 @@ import numpy as np
 import soundfile as sf
 
 from studio.atomic import atomic_path
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 # Formats we write, by extension: (libsndfile format, subtype). 16-bit PCM is what
 # every player and editor opens; Vorbis is the only codec libsndfile has for OGG.

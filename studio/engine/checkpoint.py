@@ -17,10 +17,10 @@ from pathlib import Path
 
 import torch
 
-from studio.engine.errors import ModelNotDownloaded, UserError
 from studio.engine.hub_download import LICENSE_NOTICE  # noqa: F401  (the CLI reads it here)
 from studio.engine.model import AudioSpec, OmniVoiceNet
 from studio.engine.options import model_source
+from studio.errors import ModelNotDownloaded, UserError
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 _UNKNOWN_FRAMES = 1 << 62  # libsndfile's SF_COUNT_MAX for a stream that states no length
 

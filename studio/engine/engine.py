@@ -30,7 +30,6 @@ from studio.engine.checkpoint import (
 from studio.engine.cpu_layers import PrepackedLayers, prepack_supported
 from studio.engine.decode import DecodeItem, decode
 from studio.engine.duration import DurationEstimator
-from studio.engine.errors import UserError
 from studio.engine.inputs import build_item
 from studio.engine.instruct import normalize_instruct, text_wants_chinese
 from studio.engine.languages import resolve_language
@@ -66,6 +65,7 @@ from studio.engine.text import (
     split_pauses,
     strip_pauses,
 )
+from studio.errors import UserError
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # Users mix ASCII and full-width commas; both separate items.

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from studio.engine.errors import UserError
 from studio.engine.text import check_code_points
+from studio.errors import UserError
 
 MAX_ENTRIES = 10_000
 MAX_FIELD_CHARS = 200

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 PRECISIONS = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import torch
 
 from studio.atomic import atomic_write
-from studio.engine.errors import UserError
 from studio.engine.text import check_code_points
+from studio.errors import UserError
 
 FORMAT_VERSION = 1
 

@@ -44,8 +44,8 @@ import numpy as np
 import torch
 
 from studio.atomic import atomic_write
-from studio.engine.errors import UserError
 from studio.engine.prompt import FORMAT_VERSION, VoicePrompt
+from studio.errors import UserError
 from studio.switches import parse_switch
 
 log = logging.getLogger(__name__)

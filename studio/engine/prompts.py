@@ -20,7 +20,6 @@ import numpy as np
 
 from studio.engine import audio as audio_ops
 from studio.engine.engine import Engine, Warn, long_reference_note
-from studio.engine.errors import UserError
 from studio.engine.prompt import VoicePrompt
 from studio.engine.prompt_cache import (
     HASHES_FILE,
@@ -31,6 +30,7 @@ from studio.engine.prompt_cache import (
     waveform_sha256,
 )
 from studio.engine.text import check_code_points, is_blank
+from studio.errors import UserError
 
 log = logging.getLogger(__name__)
 

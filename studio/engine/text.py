@@ -58,7 +58,7 @@ def split_pauses(text: str) -> list[tuple[str, float]]:
     """``text`` cut at its pause tags: ``(part, seconds of silence after it)`` in order.
     A text opening with a pause starts with an empty part; pauses in a row add up.
     A tag that is not ``[pause N ms]`` or ``[pause N s]`` is one sentence."""
-    from studio.engine.errors import UserError
+    from studio.errors import UserError
 
     parts: list[tuple[str, float]] = []
     pos, spoken, pause = 0, "", 0.0
@@ -96,7 +96,7 @@ def check_code_points(text: str, what: str) -> None:
     terminal or a file), which the tokenizer and every UTF-8 writer would choke on."""
     bad = next((i for i, ch in enumerate(text) if 0xD800 <= ord(ch) <= 0xDFFF), None)
     if bad is not None:
-        from studio.engine.errors import UserError
+        from studio.errors import UserError
 
         raise UserError(f"The {what} holds bytes that are not valid text (at character "
                         f"{bad + 1}); save or paste it again as UTF-8.")

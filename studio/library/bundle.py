@@ -29,8 +29,8 @@ from pathlib import Path
 
 import torch
 
-from studio.engine.errors import UserError
 from studio.engine.prompt import VoicePrompt
+from studio.errors import UserError
 from studio.library import fields
 from studio.library.bundle_file import (
     FORMAT,

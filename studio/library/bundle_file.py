@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 from studio.atomic import atomic_write
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library import fields
 from studio.library.voices import PROMPT_FILE, Voice, VoiceLibrary
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import soundfile as sf
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 # A saved voice's clip: under a second carries too little of the voice to clone, and
 # the model hears only the first part of a long one (3 to 10 s works best).

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.paths import data_dir
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ import soundfile as sf
 
 from studio import __version__
 from studio.atomic import atomic_write
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library.takes import Take, TakeLibrary
 
 # format -> (libsndfile format, subtype, file extension)

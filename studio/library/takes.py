@@ -35,7 +35,7 @@ import soundfile as sf
 
 from studio.atomic import atomic_write, fsync_dir
 from studio.audio.loudness import loudness_lufs
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library.db import Database, busy_error, is_busy
 from studio.library.fields import format_time, is_voice_id, name_key, one_line
 from studio.paths import data_dir

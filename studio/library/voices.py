@@ -36,7 +36,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from studio.atomic import fsync_dir
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library import fields
 from studio.library.clips import is_readable_audio
 from studio.library.db import Database

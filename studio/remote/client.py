@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.remote import answers
 from studio.remote.deadline import Exchange
 from studio.remote.dialects import DIALECTS, Dialect, RemoteRequest, dialect

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.scripts.render import DEFAULT_LUFS, Rendered, chapters, mix_lines, srt_text
 
 MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")

@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from studio.engine.errors import UserError
 from studio.engine.options import MAX_SECONDS
+from studio.errors import UserError
 from studio.safe_read import MB, read_text
 
 SCRIPT_SUFFIXES = (".txt", ".md", ".srt", ".vtt")

@@ -20,8 +20,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from studio.engine.errors import UserError
 from studio.engine.lexicon import Lexicon
+from studio.errors import UserError
 from studio.safe_read import MB, check_regular, read_head, size_words
 from studio.scripts.parse import LINE_PAUSE_S, MAX_LINES, Line, Script
 from studio.scripts.project_checks import VOICE_KINDS, check_lead, check_line, check_speaker

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from studio.engine.errors import UserError
 from studio.engine.options import MAX_SECONDS, MAX_SEED, MAX_STEPS, MAX_TEXT_CHARS, SPEED_RANGE
+from studio.errors import UserError
 from studio.scripts.parse import MAX_TIMELINE_S
 
 VOICE_KINDS = ("voice", "design", "clip")

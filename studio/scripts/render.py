@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.scripts.parse import Script
 
 BATCH = 8  # lines of one voice per engine call

@@ -22,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.serve.formats import MEDIA_TYPES, encode
 from studio.serve.headers import SafeHeaders, header_value
 from studio.serve.intake import BodyBudget, read_speech
@@ -47,7 +47,7 @@ _TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permi
 def error(status: int, sentence: str, headers: dict | None = None) -> JSONResponse:
     """Every refusal a client reads is made here: one line, and no path of the server's
     (the data folder, the home folder), which a stranger has no business knowing."""
-    from studio.cli import one_line
+    from studio.errors import one_line
     from studio.serve.redact import hide_paths
 
     shown = hide_paths(sentence)

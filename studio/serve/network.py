@@ -22,7 +22,7 @@ import socket
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.serve.limits import Limits
 from studio.serve.request import RequestError
 

@@ -24,8 +24,8 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from studio.engine.errors import UserError
 from studio.engine.options import DEFAULT_REPO
+from studio.errors import UserError
 from studio.serve.request import SpeechRequest, read_ref_audio
 from studio.serve.voices import ResolvedVoice
 

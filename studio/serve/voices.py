@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.serve.request import NotFound, SpeechRequest
 
 

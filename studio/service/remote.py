@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 
 def render_between_pauses(text: str, language: str | None, lexicon, server_url: str,

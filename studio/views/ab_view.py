@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.audio.loudness import gain_db, match_gains
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library.session_takes import is_unsaved
 from studio.views.take_detail import clock
 from studio.views.takes_model import excerpt

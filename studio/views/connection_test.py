@@ -13,7 +13,7 @@ import threading
 
 from PySide6.QtCore import QObject, Signal
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.views.thread_emit import emit_from_thread
 
 log = logging.getLogger(__name__)

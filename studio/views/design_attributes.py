@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.engine.errors import UserError
 from studio.engine.instruct import CATEGORIES, InstructItem, normalize_instruct, text_wants_chinese
+from studio.errors import UserError
 from studio.views.undo import FormSnapshot, push_edit
 
 UNSET = "—"

@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.views.design_attributes import DesignAttributes
 from studio.views.generate_form import GenerateForm
 from studio.views.job_slots import JobSlots

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio import __version__
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.model_state import ModelState, Phase
 from studio.settings import Settings
 from studio.views.clone_view import CloneView

@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.views.thread_emit import emit_from_thread
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.paths import data_dir
 from studio.scripts.parse import SCRIPT_SUFFIXES
 from studio.scripts.project import PROJECT_SUFFIX

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.paths import data_dir
 from studio.views.script_cast import (
     CastPanel,

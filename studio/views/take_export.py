@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library.export import default_stem
 from studio.views.widgets.labels import MessageLabel, hint_label
 

@@ -48,8 +48,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.engine.errors import UserError
 from studio.engine.options import MAX_SEED
+from studio.errors import UserError
 from studio.library.session_takes import SessionTakes, TakeShelf, is_unsaved
 from studio.library.takes import NO_PROJECT
 from studio.views.take_delegate import STAR_ON, TakeDelegate

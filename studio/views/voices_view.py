@@ -469,7 +469,7 @@ class VoicesView(ReadsVoices, QWidget):
             self._player.toggle()
             return
         from studio.engine.audio import read_audio
-        from studio.engine.errors import UserError
+        from studio.errors import UserError
 
         try:
             audio, rate = read_audio(self.library().clip_path(voice.id))
@@ -482,7 +482,7 @@ class VoicesView(ReadsVoices, QWidget):
     # ------------------------------------------------------------------ drag and drop
     def _bundle_for_drag(self, voice_id: str) -> Path | None:
         """The voice as an .ovoice in a private temp folder, for a drag out of the list."""
-        from studio.engine.errors import UserError
+        from studio.errors import UserError
         from studio.library.bundle_file import bundle_name, write_stored
 
         if self._drag_dir is None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from studio import __version__
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library.suspect import cer, inspect
 from studio.library.takes import TakeLibrary, TakeRun
 from studio.worker.jobs import RenderRequest

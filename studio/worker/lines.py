@@ -37,7 +37,7 @@ def line_request(speaker, line, options, *, seed: int, saved=None, project: str 
     Script lines get their pauses from the mix, so no padding; a line that must fill a
     cue is one chunk rendered to the frame, untrimmed (as ``script render`` does).
     """
-    from studio.engine.errors import UserError
+    from studio.errors import UserError
 
     options = replace(options, pad_duration=0.0)
     if line.steps is not None:

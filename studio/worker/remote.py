@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.remote.client import DEFAULT_TIMEOUT_S
 
 SEED_RANGE = 2**31  # a take always records the seed it was asked for

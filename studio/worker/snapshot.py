@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from studio.engine.errors import UserError
 from studio.engine.options import DecodeOptions, GenerationOptions
+from studio.errors import UserError
 from studio.library.takes import Take, TakeSettings
 from studio.worker.jobs import RenderRequest, RenderResult, TakeAudio
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from studio.engine.errors import ModelNotDownloaded, UserError
+from studio.errors import ModelNotDownloaded, UserError
 from studio.worker.jobs import (
     AccelState,
     LineDone,

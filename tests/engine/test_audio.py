@@ -22,7 +22,7 @@ with warnings.catch_warnings():
     from pydub.silence import split_on_silence
 
 from studio.engine import audio
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 # ---------------------------------------------------------------------------
 # Synthetic signals, built in pieces of milliseconds

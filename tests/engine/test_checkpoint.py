@@ -10,7 +10,7 @@ import pytest
 
 from studio.engine.checkpoint import inspect_checkpoint, load_text_tokenizer, resolve_checkpoint
 from studio.engine.engine import Engine
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 
 @pytest.fixture

@@ -19,10 +19,10 @@ from studio.cli import main
 from studio.engine.cpu_layers import PrepackedLayers, prepack_supported
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import Engine, GenerationOptions, SynthesisItem
-from studio.engine.errors import UserError
 from studio.engine.options import resolve_decode_mode
 from studio.engine.packed import layer_stack, pack, packed_logits
 from studio.engine.precision import choose_precision
+from studio.errors import UserError
 
 CPU = torch.device("cpu")
 GREEDY = dict(position_temperature=0.0, class_temperature=0.0)

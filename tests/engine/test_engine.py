@@ -10,7 +10,7 @@ import torch
 
 from studio.engine.decode import Cancelled, DecodeOptions
 from studio.engine.engine import Engine, GenerationOptions, SynthesisItem
-from studio.engine.errors import UserError
+from studio.errors import UserError
 
 FAST = GenerationOptions(decode=DecodeOptions(num_step=6))
 LONG = " ".join(f"This is sentence {n} of a long text that will be split into chunks." for n in

@@ -27,7 +27,7 @@ CODEC = "audio_tokenizer/model.safetensors"  # the first file past 500 kB
 CHILD = textwrap.dedent('''
     import json, resource, signal, sys, threading
     from pathlib import Path
-    from studio.engine.errors import UserError
+    from studio.errors import UserError
     from studio.engine.hub_download import download_repo
 
     args = json.loads(sys.argv[1])

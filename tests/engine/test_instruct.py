@@ -14,8 +14,8 @@ with warnings.catch_warnings():
     from omnivoice.models.omnivoice import _resolve_instruct
     from omnivoice.utils.voice_design import _INSTRUCT_CATEGORIES
 
-from studio.engine.errors import UserError
 from studio.engine.instruct import CATEGORIES, normalize_instruct, text_wants_chinese
+from studio.errors import UserError
 
 ALL_ITEMS = [w for c in CATEGORIES for i in c.items for w in (i.en, i.zh) if w]
 SEPARATORS = [", ", ",", "，", " , ", "，  ", " ，", ",  "]

@@ -10,8 +10,8 @@ import pytest
 from studio.engine import engine as engine_module
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import GenerationOptions, SynthesisItem
-from studio.engine.errors import UserError
 from studio.engine.lexicon import GLOBAL_FILE, Entry, Lexicon, load_pronunciations
+from studio.errors import UserError
 
 
 def test_whole_words_only_ignoring_case_unless_asked():

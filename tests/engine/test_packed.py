@@ -16,8 +16,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from studio.cli import main
 from studio.engine.decode import DecodeOptions, _padded_batch, decode
 from studio.engine.engine import GenerationOptions, SynthesisItem
-from studio.engine.errors import UserError
 from studio.engine.packed import decode_packed, pack, packed_logits
+from studio.errors import UserError
 
 LONG = " ".join(
     f"Sentence number {word} tells a small story about the sea, the wind and the boats."

@@ -8,9 +8,9 @@ import pytest
 
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import GenerationOptions, SynthesisItem, check_item
-from studio.engine.errors import UserError
 from studio.engine.stream import Joiner
 from studio.engine.text import split_pauses
+from studio.errors import UserError
 
 GREEDY = GenerationOptions(decode=DecodeOptions(num_step=4, position_temperature=0.0,
                                                 class_temperature=0.0))

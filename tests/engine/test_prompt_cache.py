@@ -25,7 +25,6 @@ import soundfile as sf
 import torch
 
 from studio.engine.engine import Engine
-from studio.engine.errors import UserError
 from studio.engine.prompt import VoicePrompt
 from studio.engine.prompt_cache import (
     HASHES_FILE,
@@ -37,6 +36,7 @@ from studio.engine.prompt_cache import (
     waveform_sha256,
 )
 from studio.engine.prompts import PromptSource
+from studio.errors import UserError
 
 TRANSCRIPT = "This is what the clip says"
 LONG_AGO = time.time() - 3600

@@ -9,10 +9,10 @@ import pytest
 from studio.engine.audio import cross_fade_chunks, fade_and_pad
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import GenerationOptions, SynthesisItem
-from studio.engine.errors import UserError
 from studio.engine.prompt import VoicePrompt
 from studio.engine.stream import Joiner
 from studio.engine.text import quick_start_chunks
+from studio.errors import UserError
 
 GREEDY = DecodeOptions(num_step=4, position_temperature=0.0, class_temperature=0.0)
 QUICK = GenerationOptions(decode=GREEDY)

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from library_helpers import make_prompt, one_sentence, snapshot
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library import bundle
 from studio.library.bundle import export_voice, import_voice, read_bundle
 from studio.library.fields import MAX_TAG_CHARS, MAX_TAGS, MAX_TRANSCRIPT_CHARS

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library.db import DB_FILE, MIGRATIONS, Database, split_statements
 from studio.paths import data_dir
 

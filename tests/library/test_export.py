@@ -10,7 +10,7 @@ import soundfile as sf
 from library_helpers import one_sentence
 from takes_helpers import RATE, add, tone
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library.export import export_formats, export_takes
 from studio.library.takes import TakeLibrary, TakeNotFound
 

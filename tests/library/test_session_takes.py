@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library.session_takes import (
     UNSAVED,
     SessionTakes,

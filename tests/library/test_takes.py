@@ -13,7 +13,7 @@ import soundfile as sf
 from library_helpers import make_prompt, one_sentence, write_clip
 from takes_helpers import RATE, RUN, add, make_settings, tone
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.library.db import DB_FILE, MIGRATIONS, Database
 from studio.library.takes import (
     MAX_TAKE_NAME_CHARS,

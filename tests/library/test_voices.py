@@ -9,9 +9,9 @@ import pytest
 import torch
 from library_helpers import make_prompt, one_sentence, snapshot
 
-from studio.engine.errors import UserError
 from studio.engine.options import MAX_SEED
 from studio.engine.prompt import VoicePrompt
+from studio.errors import UserError
 from studio.library.fields import MAX_NAME_CHARS
 from studio.library.voices import Voice, VoiceLibrary, VoiceNotFound
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.scripts.parse import (
     CHAPTER_PAUSE_S,
     DEFAULT_SPEAKER,

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from studio.engine.errors import UserError
 from studio.engine.lexicon import Entry, Lexicon
+from studio.errors import UserError
 from studio.scripts.parse import parse_text
 from studio.scripts.project import SCHEMA, Project
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.scripts.parse import Line, Script, parse_text
 from studio.scripts.project import MIGRATIONS, SCHEMA, Project
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import GenerationOptions
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.scripts.parse import parse_subtitles, parse_text
 from studio.scripts.render import CUE_FRAME_S, VoiceSpec, mix_lines, render_script, srt_text
 

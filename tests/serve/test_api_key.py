@@ -25,7 +25,7 @@ def test_an_empty_or_blank_key_is_one_sentence_and_exit_2(tiny_checkpoint, tmp_p
 @pytest.mark.parametrize("key", [" padded", "tab\there", "caf\u00e9"])
 def test_a_key_no_client_could_send_is_refused(key):
     from studio.cli_serve import check_api_key
-    from studio.engine.errors import UserError
+    from studio.errors import UserError
 
     with pytest.raises(UserError, match="API key"):
         check_api_key(key)

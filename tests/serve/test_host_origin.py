@@ -11,7 +11,7 @@ import subprocess
 import httpx
 import pytest
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.serve.network import NetPolicy
 from tests.serve.servers import (
     API_KEY,

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.remote.client import RemoteBackend
 from studio.remote.dialects import RemoteRequest
 from tests.serve.servers import API_KEY, COMMAND, DESIGN, STEPS, TEXT, env_for, speech_like_wav

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.remote.client import RemoteBackend
 from studio.remote.dialects import RemoteRequest
 from tests.serve.hostile import MB, HostileServer, json_response, response

@@ -18,7 +18,7 @@ import soundfile as sf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.remote.answers import RATE_RANGE
 from studio.remote.client import RemoteBackend
 from studio.remote.dialects import RemoteRequest

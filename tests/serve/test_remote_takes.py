@@ -278,7 +278,7 @@ def test_takes_at_once_on_omnivoice_server(studio, their_server):
 
 
 def test_one_failed_take_fails_the_render_and_stops_the_others(studio, monkeypatch):
-    from studio.engine.errors import UserError
+    from studio.errors import UserError
     from studio.worker.remote import RemoteRenderer
 
     real, seen = RemoteRenderer.render, []

@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog
 from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
 
-from studio.engine.errors import UserError
 from studio.engine.hub_download import DownloadProgress
+from studio.errors import UserError
 from studio.views.main_window import MainWindow
 
 

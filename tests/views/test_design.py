@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QLabel, QWidget
 from studio_fakes import SILENT, make_settings
 
 from studio.engine.audio import write_audio_atomic
-from studio.engine.errors import UserError
 from studio.engine.instruct import CATEGORIES, normalize_instruct
+from studio.errors import UserError
 from studio.views.design_attributes import (
     CATEGORY_KEYS,
     PHRASES,

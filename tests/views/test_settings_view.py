@@ -16,7 +16,7 @@ from studio_fakes import CPU_ONLY, PLAYABLE, SILENT, make_settings
 
 from studio.engine.accel_probe import probe
 from studio.engine.checkpoint import LICENSE_NOTICE
-from studio.engine.errors import UserError
+from studio.errors import UserError
 from studio.settings import SETTINGS, Settings
 from studio.views.model_download import DOWNLOAD_FAILED, confirm_license, looks_like_repo
 from studio.views.settings_view import SettingsView

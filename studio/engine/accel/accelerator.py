@@ -67,7 +67,7 @@ def _let_go(exc: BaseException) -> str:
 def _passthrough() -> tuple[type[BaseException], ...]:
     """Exceptions that are the user's doing, not the accelerator's: never a fallback."""
     from studio.engine.decode import Cancelled
-    from studio.engine.errors import UserError
+    from studio.errors import UserError
 
     return (Cancelled, UserError)
 
@@ -108,7 +108,7 @@ class Accelerator:
         A malformed override in the environment is reported as the reason (mode
         off) rather than raised, so ``report`` always says what runs.
         """
-        from studio.engine.errors import UserError
+        from studio.errors import UserError
 
         self.release()
         self._engine = engine
