@@ -65,7 +65,7 @@ from studio.views.takes_model import suspect_label
 from studio.views.voices_model import ReadsVoices
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
-from studio.views.words import start_folder
+from studio.views.words import count_words, start_folder
 
 SCRIPT_KEY = "script"  # the player's key of a project's mix: ("script", project path)
 PRESETS = {"Draft": 12, "Standard": 16, "Final": 32}
@@ -643,9 +643,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         has = self.project is not None
         rows = self._rows() if has else []
         self.model.reload(rows)
-        for widget in (self.undoButton,):
-            widget.setEnabled(has and self.project.can_undo())
-        self.redoButton.setEnabled(has and self.project.can_redo())
+        self._refresh_undo()
         speakers = self.project.speakers() if has else []
         for combo in (self.speakerCombo, self.lineSpeakerCombo):
             keep = combo.currentData()
@@ -673,13 +671,18 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         if has:
             seconds = sum(r.seconds or 0 for r in rows)
             names = ", ".join(s.name for s in speakers) or "no speakers yet"
-            self.projectLabel.setText(f"{self.project.path.name} · {len(rows)} lines · "
+            self.projectLabel.setText(f"{self.project.path.name} · {count_words(len(rows), 'line')} · "
                                       f"{names} · {seconds:.1f} s rendered")
         else:
             self.projectLabel.setText(EMPTY_HINT)
         self._show_speaker()
         self._show_line()
         self._refresh_play()
+
+    def _refresh_undo(self) -> None:
+        has = self.project is not None
+        self.undoButton.setEnabled(has and self.project.can_undo())
+        self.redoButton.setEnabled(has and self.project.can_redo())
 
     def _enable(self, button: QPushButton, on: bool) -> None:
         """A focused button about to be disabled hands the focus to the lines; left to Qt
