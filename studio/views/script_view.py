@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -93,13 +94,6 @@ EMPTY_HINT = ("Start a New script…, open a project, or drop a script here to i
 
 
 NARROW_TABLE = 560  # px: below it the lines table leaves out the Voice column
-
-
-def _keep_place(widget: QWidget) -> None:
-    """Hidden, the widget keeps its room, so showing it moves nothing."""
-    policy = widget.sizePolicy()
-    policy.setRetainSizeWhenHidden(True)
-    widget.setSizePolicy(policy)
 
 
 def parse_dictionary(text: str):
@@ -319,8 +313,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 20, 24, 16)
-        layout.setSpacing(8)
-        layout.addWidget(heading_label("Script", size_delta=4))
+        layout.setSpacing(6)  # (640 px high: every row taken is a line of the table lost)
         # Each row stacks its groups when the view is narrow (1024 px wide, beside the
         # sidebar and the takes panel), rather than cutting their text.
         self.lineLabel = QLabel("Line")
@@ -328,39 +321,42 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.voiceOfLabel = QLabel("Voice of")
         self.instructEdit.setMinimumWidth(
             self.instructEdit.fontMetrics().horizontalAdvance("female, low pitch, british") + 16)
-        # The progress shares the render row, where it never moves the buttons: hidden, it
-        # keeps its place.
+        # Messages and the progress share one line kept for them at the bottom, so that
+        # neither moves the buttons when it comes or goes.
+        status = QWidget()
+        status.setObjectName("scriptStatusLine")
+        line = QHBoxLayout(status)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(self.notice, 1)
+        line.addWidget(self.progress)
         self.progress.setMinimumWidth(self.progress.fontMetrics().horizontalAdvance(
             "Line 10 of 10 · step 16/16") + 24)
-        self.progress.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        _keep_place(self.progress)
+        status.setMinimumHeight(max(self.progress.sizeHint().height(),
+                                    self.notice.fontMetrics().lineSpacing() + 4))
         self.rows = [
+            ReflowRow((heading_label("Script", size_delta=4),),
+                      (None, self.newSpeakerEdit, self.undoButton, self.redoButton)),
             ReflowRow((self.pathEdit,), (self.openButton, self.browseButton, self.newButton),
                       grow=(self.pathEdit,)),
-            ReflowRow((self.projectLabel,), (None, self.newSpeakerEdit, self.undoButton,
-                                             self.redoButton),
-                      grow=(self.projectLabel,)),
+            self.projectLabel,
             self.cast,
-            ReflowRow((self.voiceOfLabel, self.speakerCombo, self.voiceCombo),
+            ReflowRow((self.voiceOfLabel, self.speakerCombo, self.voiceCombo, None),
                       (self.instructEdit, self.seedLabel), grow=(self.instructEdit,)),
             self.table,
-            ReflowRow((self.lineLabel, self.lineSpeakerCombo, self.pauseSpin, None),
+            ReflowRow((self.lineLabel, self.lineSpeakerCombo, self.pauseSpin, None,
+                       self.playButton),
                       (self.takeCombo, self.newSeedButton, self.compareButton,
                        self.addLineButton), grow=(self.takeCombo,)),
             self.readsLabel,
             self.dictionarySection,
             ReflowRow((self.presetCombo, self.renderStaleButton, self.renderAllButton,
-                       self.cancelButton), (self.progress, self.playButton),
-                      grow=(self.progress,)),
+                       self.cancelButton, None)),
             ReflowRow((self.exportEdit,), (self.stemsCheck, self.srtCheck, self.exportButton),
                       grow=(self.exportEdit,)),
-            self.notice,
+            status,
         ]
         for widget in self.rows:
             layout.addWidget(widget, 1 if widget is self.table else 0)
-        # A message's place is kept (two lines) so that it never moves the buttons above.
-        self.notice.setMinimumHeight(2 * self.notice.fontMetrics().lineSpacing())
-        _keep_place(self.notice)
 
     def _reflow(self) -> None:
         """Texts changed (counts, names): each row checks again whether it still fits."""

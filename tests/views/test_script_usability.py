@@ -222,11 +222,11 @@ def test_a_message_or_the_progress_never_moves_the_buttons(qtbot, tmp_path):
         view.notice.show_message("Give Narrator a voice first: pick a saved voice or "
                                  "describe one.")
         assert places() == before, "a message"
+        view.notice.clear_message()  # (as a render that starts does)
         view.set_busy(True)
         view.on_progress(3, 16, 0, 3)
         assert view.progress.isVisible() and places() == before, "the progress"
         view.set_busy(False)
-        view.notice.clear_message()
         assert places() == before
         view.close_project()
         window.voicesView.close_library()
