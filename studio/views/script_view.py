@@ -7,9 +7,9 @@ row of the line being heard follows the playhead; with Settings' Play as it rend
 a render's lines play in script order as they arrive (ScriptListener). Export writes the
 mix, per-speaker stems, an SRT and a cue sheet.
 
-Keyboard: Enter adds a line after the current one (same speaker) and edits it; F2
-edits; Ctrl+Enter renders the selected lines; Alt+1..9 gives them speaker 1..9;
-Delete removes them; Ctrl+Up/Down moves a line; Ctrl+Z / Ctrl+Shift+Z undo and redo.
+Keyboard: Enter (or Add line) adds a line after the current one (same speaker) and
+edits it; F2 edits; Ctrl+Enter renders the selected lines; Alt+1..9 gives them speaker
+1..9; Delete removes them; Ctrl+Up/Down moves a line; Ctrl+Z / Ctrl+Shift+Z undo and redo.
 """
 
 from __future__ import annotations
