@@ -72,8 +72,6 @@ class StartsScripts:
         if not self.project.lines():
             self.table.setFocus()
             self.add_line()
-            self.project.forget_history()  # making the project is not an edit to undo
-            self._refresh_undo()
 
     def handle_drop(self, mime) -> bool:
         """A dropped or pasted project or script opens (a script is imported); False when

@@ -138,6 +138,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self._in_flight: dict[int, str] = {}  # line id -> "queued" / "rendering"
         self._spans: list[tuple[int, float, float]] = []  # (line id, start, end) of the mix
         self._listener = ScriptListener(player) if player is not None else None
+        self._made = False  # the open project was just made: its first line is its making
         self._shown_takes: tuple = ()  # what line_takes_shown last said: said again on change
         self._build()
         self._connect()
@@ -469,8 +470,10 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         from studio.scripts.project import PROJECT_SUFFIX, Project
 
         path = Path(path).absolute()
+        made = False
         if path.suffix.lower() == PROJECT_SUFFIX:
             existed = path.exists()
+            made = not existed
             project = Project.open(path) if existed else Project.create(path)
             said = f"Opened {path.name}." if existed else f"Made the project {path.name}."
         else:
@@ -487,6 +490,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
                 said += " " + warning
         self.close_project()
         self.project = project
+        self._made = made
         self.pathEdit.setText(str(project.path))
         mix = project.setting("export_path") or str(project.path.with_suffix(".wav"))
         self.exportEdit.setText(mix)
@@ -586,6 +590,12 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         if not self._edit(self.project.add_line, speaker, "…",
                           after=current.id if current is not None else None):
             return
+        if self._made and not before:
+            # A new project's first speaker and line are its making, not an edit to undo
+            # (Undo stood enabled on a project just made).
+            self.project.forget_history()
+            self._refresh_undo()
+        self._made = False
         new = next(line.id for line in self.project.lines() if line.id not in before)
         row = self.model.row_of(new)
         self.select_row(row)

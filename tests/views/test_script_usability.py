@@ -37,6 +37,22 @@ def test_a_new_script_says_1_line_and_has_nothing_to_undo(qtbot, tmp_path, reade
     view.close_project()
 
 
+def test_a_project_made_by_its_path_starts_with_nothing_to_undo(qtbot, tmp_path, reader,
+                                                                player):
+    from PySide6.QtCore import Qt
+
+    view = make_view(qtbot, reader, player)
+    view.pathEdit.setText(str(tmp_path / "story.ovproj"))
+    view.openButton.click()
+    view.table.setFocus()
+    qtbot.keyClick(view.table, Qt.Key.Key_Return)  # its first line (and Narrator)
+    assert view.model.rowCount() == 1 and "1 line ·" in view.projectLabel.text()
+    assert not view.undoButton.isEnabled()
+    view.addLineButton.click()  # a second line is an edit
+    assert view.model.rowCount() == 2 and view.undoButton.isEnabled()
+    view.close_project()
+
+
 def test_add_line_is_a_visible_button_that_tells_its_keys(qtbot, tmp_path, reader, player,
                                                          monkeypatch):
     from PySide6.QtWidgets import QAbstractItemView
