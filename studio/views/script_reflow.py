@@ -50,11 +50,13 @@ class ReflowRow(QWidget):
                     continue
                 growing = any(widget is g for g in grow)
                 grows = grows or growing
-                if not growing:
-                    widget.setSizePolicy(QSizePolicy.Policy.Minimum,
+                if not growing:  # its text's width, no less (cut) and no more (spread)
+                    widget.setSizePolicy(QSizePolicy.Policy.Fixed,
                                          widget.sizePolicy().verticalPolicy())
                 line.addWidget(widget, 1 if growing else 0)
                 widgets.append(widget)
+            if not grows:
+                line.addStretch(1)  # stacked, the group stays at the left
             self._box.addWidget(holder, 1 if grows else 0)
             self._groups.append(holder)
             self._items.append(widgets)

@@ -239,6 +239,8 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.takeCombo = QComboBox()
         self.takeCombo.setObjectName("lineTakeCombo")
         self.takeCombo.setToolTip("This line's takes: the one chosen goes into the mix")
+        # As wide as its longest "Take n of m · s" (its first item was "No takes yet").
+        self.takeCombo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.newSeedButton = QPushButton("New variation")
         self.newSeedButton.setObjectName("newSeedButton")
         self.newSeedButton.setToolTip("Render this line again as another variation; its earlier "
@@ -341,7 +343,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
                       grow=(self.pathEdit,)),
             self.projectLabel,
             self.cast,
-            ReflowRow((self.voiceOfLabel, self.speakerCombo, self.voiceCombo, None),
+            ReflowRow((self.voiceOfLabel, self.speakerCombo, self.voiceCombo),
                       (self.instructEdit, self.seedLabel), grow=(self.instructEdit,)),
             self.table,
             ReflowRow((self.lineLabel, self.lineSpeakerCombo, self.pauseSpin, None,
