@@ -411,7 +411,8 @@ class MainWindow(QMainWindow):
         panel = self.takesPanel
         if any(panel.model.row_of_id(i) < 0 for i in take_ids):
             panel.refresh()  # a take just rendered may not be read yet
-        panel.select_ids(take_ids, current=chosen)
+        if any(panel.model.row_of_id(i) >= 0 for i in take_ids):  # (filtered out: left be)
+            panel.select_ids(take_ids, current=chosen)
 
     @Slot(object)
     def _compare_takes(self, take_ids) -> None:
