@@ -246,7 +246,8 @@ class Engine:
         self.precision = precision_name(dtype)  # "int8" where the projections are int8
         self.precision_reason = "requested"  # why this precision (Engine.load fills it in)
         # bf16 on a CPU with oneDNN bf16: the packed path runs on prepacked
-        # weights (studio.engine.cpu_layers), built on first use; False turns it off.
+        # weights (studio.engine.cpu_layers), built on first use in place of the plain
+        # ones (one copy); False before that first use keeps the plain weights.
         self.cpu_prepack = True
         self._prepacked = None
 
