@@ -70,6 +70,8 @@ def parse_args(argv=None):
     p.add_argument("--margin", type=float, default=2.0, help="median top-1/top-2 gap (nats)")
     p.add_argument("--precisions", default=",".join(PRECISIONS))
     p.add_argument("--threads", type=int)
+    p.add_argument("--margins-dir", type=Path, help="build the margins checkpoint here, or reuse "
+                   "the one there (with its margins.json)")
     p.add_argument("--json-out", type=Path)
     p.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # write one precision's renders here
     p.add_argument("--precision", help=argparse.SUPPRESS)
@@ -126,9 +128,8 @@ def run_child(args) -> int:
 
 def first_step_gaps(folder: Path, case: str) -> torch.Tensor:
     """Top-1 minus top-2 logit of every conditional target token at a fully masked first step."""
-    from studio.engine.decode import DecodeItem  # noqa: F401  (the item type decode_packed takes)
-    from studio.engine.engine import Engine, GenerationOptions, SynthesisItem
     import studio.engine.packed as packed
+    from studio.engine.engine import Engine, GenerationOptions, SynthesisItem
 
     engine = Engine.load(folder, device="cpu", precision="fp32")
     seen: list[torch.Tensor] = []
@@ -257,7 +258,13 @@ def main(argv=None) -> int:
         folder = args.checkpoint
         if folder is None:
             folder = build_random_checkpoint(work / "random", args.size)
-        margins = margin_checkpoint(folder, work / "margins", args.margin, args.cases.split(",")[0])
+        margins_dir = args.margins_dir or work / "margins"
+        stats = margins_dir / "margins.json"
+        if stats.exists():
+            margins = json.loads(stats.read_text())
+        else:
+            margins = margin_checkpoint(folder, margins_dir, args.margin, args.cases.split(",")[0])
+            stats.write_text(json.dumps(margins))
         print(f"margins checkpoint: {margins}", flush=True)
         report = {"cpu_flags": sorted(f for f in _linux_cpu_flags() if f.startswith(("avx", "amx"))),
                   "bf16_feature": cpu_bf16_feature(), "int8_feature": cpu_int8_feature(),
@@ -266,7 +273,7 @@ def main(argv=None) -> int:
                   "steps": args.steps, "seeds": args.seeds, "cases": args.cases, "margins": margins,
                   "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
         report["random"] = run_checkpoint(folder, args, work)
-        report["realistic_margins"] = run_checkpoint(work / "margins", args, work)
+        report["realistic_margins"] = run_checkpoint(margins_dir, args, work)
         report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
         if args.json_out:
             args.json_out.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")

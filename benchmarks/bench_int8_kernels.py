@@ -15,7 +15,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from studio.engine.int8 import quantize_weight, Int8Linear
+from studio.engine.int8 import Int8Linear, quantize_weight
 
 
 def _time(fn, reps: int) -> float:
@@ -62,7 +62,7 @@ def main() -> None:
         lin.weight.data.copy_(w)
         q = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(lin), {torch.nn.Linear},
                                                    dtype=torch.qint8)
-        y = q(x)
+        q(x)  # warm the engine once
         routes[f"torch.ao dynamic ({engine})"] = (lambda q=q: q(x))
     torch.backends.quantized.engine = "x86"
     wq, scale = quantize_weight(w)

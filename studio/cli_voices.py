@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from studio.engine.options import PRECISION_CHOICES
 from studio.engine.errors import UserError
+from studio.engine.options import PRECISION_CHOICES
 
 
 def add_parser(commands) -> None:

@@ -28,12 +28,12 @@ from studio.engine.checkpoint import (
     resolve_checkpoint,
 )
 from studio.engine.cpu_layers import PrepackedLayers, prepack_supported
-from studio.engine.int8 import quantize_projections
 from studio.engine.decode import DecodeItem, decode
 from studio.engine.duration import DurationEstimator
 from studio.engine.errors import UserError
 from studio.engine.inputs import build_item
 from studio.engine.instruct import normalize_instruct, text_wants_chinese
+from studio.engine.int8 import quantize_projections
 from studio.engine.languages import resolve_language
 from studio.engine.lexicon import Lexicon
 from studio.engine.model import OmniVoiceNet
