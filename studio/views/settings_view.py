@@ -63,7 +63,7 @@ DIALECT_LABELS = {"auto": "Detect", "vllm-omni": "vLLM-Omni",
 DEVICE_LABELS = {"auto": "Auto (GPU when there is one)", "cpu": "CPU", "cuda": "CUDA GPU",
                  "mps": "Apple GPU (MPS)"}
 PRECISION_LABELS = {"auto": "Auto (bf16 on GPU and native-bf16 CPUs)", "fp32": "fp32 (full)",
-                    "bf16": "bf16", "fp16": "fp16"}
+                    "bf16": "bf16", "fp16": "fp16", "int8": "int8 (CPU: int8 projections)"}
 
 
 class SettingsView(QWidget):
