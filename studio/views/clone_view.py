@@ -199,6 +199,7 @@ class CloneView(JobSlots, QWidget):
         self.reference.save_state(settings)
         self.form.save_state(settings)
         settings.set_state(f"{STATE_PREFIX}/recent_clips", [str(p) for p in self.voices.recent()])
+        settings.set_state(f"{STATE_PREFIX}/voice", self._voice.id if self._voice is not None else "")
 
     def restore_state(self, settings) -> None:
         recent = settings.state(f"{STATE_PREFIX}/recent_clips")
@@ -208,3 +209,6 @@ class CloneView(JobSlots, QWidget):
             self.voices.set_recent([p for p in recent if isinstance(p, str) and p])
         self.reference.restore_state(settings)
         self.form.restore_state(settings)
+        voice_id = settings.state(f"{STATE_PREFIX}/voice")
+        if isinstance(voice_id, str) and voice_id:  # picked again: its clip, name and prompt
+            self.voices.refresh(select=voice_id)  # a voice deleted since: the clip stays

@@ -156,3 +156,21 @@ def test_choose_a_file_opens_the_file_dialog(qtbot, view, monkeypatch):
     view.voices.browse_requested.connect(view.reference.browse)
     pick(view, CHOOSE_FILE)
     assert opened == [True] and view.voices.voiceCombo.currentText() == OWN_CLIP
+
+
+def test_a_picked_voice_is_picked_again_after_a_restart(qtbot, view, saved, tmp_path):
+    """Issue 25: a relaunch showed the own clip, the voice's file name and labelled takes 'clip'."""
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    view.voices.refresh()
+    pick(view, "Zoe")
+    view.save_state(settings)
+
+    again = CloneView(FakePlayer(), audio_status=PLAYABLE)
+    qtbot.addWidget(again)
+    again.restore_state(settings)
+    try:
+        assert again.voices.voiceCombo.currentText() == "Zoe"
+        assert again.reference.refPathEdit.text() == "Saved voice: Zoe"
+        assert generate(qtbot, again).voice_id == saved["Zoe"].id
+    finally:
+        again.voices.close_library()
