@@ -432,8 +432,10 @@ class SettingsView(QWidget):
 
     def set_model_ready(self, ready: bool) -> None:
         """Whether a model is loaded and working: changing Device or Precision then asks
-        first, since it unloads that model."""
+        first, since it unloads that model; a download error is stale once one works."""
         self._model_ready = ready
+        if ready and self.downloadMessage.is_error() and not self.is_downloading():
+            self.downloadMessage.clear_message()
 
     def _write_model(self, key: str, value) -> None:
         if self._loading or self.is_locked(key):

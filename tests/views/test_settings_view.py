@@ -266,6 +266,20 @@ def test_offline_download_failure_is_one_sentence_inline(qtbot, settings):
     assert view.downloadButton.isEnabled()
 
 
+def test_a_download_error_goes_once_a_model_is_ready(qtbot, settings):
+    """Issue 25: the red error stayed after a model folder was chosen and loaded."""
+    def offline(repo: str, **_) -> Path:
+        raise UserError("Cannot download k2-fsa/OmniVoice: offline.")
+
+    view = make_view(qtbot, settings, confirm=lambda parent, repo: True, downloader=offline)
+    view.start_download()
+    qtbot.waitUntil(lambda: view.downloadMessage.isVisibleTo(view), timeout=5000)
+    view.set_model_ready(False)  # still loading: the error stays
+    assert view.downloadMessage.isVisibleTo(view)
+    view.set_model_ready(True)
+    assert not view.downloadMessage.isVisibleTo(view) and not view.downloadMessage.is_error()
+
+
 def test_unexpected_download_failure_points_at_the_log(qtbot, settings):
     def broken(repo: str, **_) -> Path:
         raise RuntimeError("boom")
