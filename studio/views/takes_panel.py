@@ -65,7 +65,8 @@ from studio.worker.snapshot import unsaved_take
 SEARCH_DELAY_MS = 200
 AUDIO_CACHE = 8  # decoded takes kept for the waveform and quick replay
 ALL_VOICES = "All voices"
-EMPTY_HINT = "Takes you render appear here. Select one and press Space to play it."
+EMPTY_HINT = ("No takes yet: type what to say in Clone or Design and press Generate. "
+              "Each take appears here; select one and press Space to play it.")
 NO_MATCH_HINT = "No take matches the search or filters."
 
 
@@ -331,12 +332,19 @@ class TakesPanel(QWidget):
                         or self.starredButton.isChecked())
         text = f"{count} take{'s' if count != 1 else ''}" if count or filtered else ""
         self.countLabel.setText(f"{text} shown" if filtered else text)
-        hint = NO_MATCH_HINT if filtered else EMPTY_HINT
+        # A filter on before the first take matches nothing for want of takes, not of a match.
+        hint = NO_MATCH_HINT if filtered and (count or self._has_takes()) else EMPTY_HINT
         project = self.projectCombo.key()
         if project and not count and not self.searchEdit.text().strip():
             hint = f"The takes of {project_name(project)}'s lines appear here as they render."
         self.empty.setText(f"{hint}\n\n{self._open_error}" if self._open_error else hint)
         self.stack.setCurrentWidget(self.list if count else self.empty)
+
+    def _has_takes(self) -> bool:
+        try:
+            return bool(self.shelf().list())
+        except Exception:  # an unreadable library: the open error below says so
+            return True
 
     def commit_notes(self) -> None:
         """Send the notes being typed now (the studio is closing)."""
