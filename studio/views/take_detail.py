@@ -8,7 +8,7 @@ pane free of the take list's state, so it renders from one ``show_take`` call.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -168,10 +168,29 @@ class TakeDetail(QFrame):
         column.addLayout(top)
         column.addWidget(self.waveform)
         column.addLayout(transport)
-        column.addWidget(self.infoLabel)
-        column.addWidget(self.suspectLabel)
+        column.addWidget(self._details())
         column.addWidget(self.notesEdit)
         column.addLayout(grid)
+
+    def _details(self) -> QWidget:
+        """How the take was made and what is suspect in it, two lines each at most, in a box
+        of fixed height: the title row above stays put from take to take; a longer text is
+        cut, whole in the tooltip."""
+        box = QWidget()
+        box.setObjectName("takeDetails")
+        rows = QVBoxLayout(box)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.setSpacing(2)
+        for label in (self.infoLabel, self.suspectLabel):
+            label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+            label.setFixedHeight(label.fontMetrics().lineSpacing() * 2 + 2)
+            rows.addWidget(label)
+        policy = self.suspectLabel.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # no suspects: its room stays
+        self.suspectLabel.setSizePolicy(policy)
+        rows.addStretch(1)
+        box.setFixedHeight(self.infoLabel.height() + self.suspectLabel.height() + 2)
+        return box
 
     def _connect(self) -> None:
         self.waveform.seek_requested.connect(self.seek_requested)
@@ -213,10 +232,7 @@ class TakeDetail(QFrame):
                 f"{mode_label(take)} · {place + ' · ' if place else ''}{voice_text(take)}"
                 f" · {row.details} · {rendered_on(take)}")
             self.infoLabel.setToolTip(f"{row.variation_tip}\n\n{row.tooltip}")
-            if take.suspects:
-                self.suspectLabel.show_message(" ".join(suspect_tip(c) for c in take.suspects))
-            else:
-                self.suspectLabel.clear_message()
+            self.show_problem(" ".join(suspect_tip(c) for c in take.suspects))
         starred = take is not None and take.starred
         self.starButton.setChecked(starred)
         self.starButton.setText(STAR_ON if starred else STAR_OFF)
@@ -260,8 +276,10 @@ class TakeDetail(QFrame):
                 self.waveform.set_position(position)
 
     def show_problem(self, text: str) -> None:
-        """A sentence about the take that cannot wait (e.g. its audio cannot be read)."""
+        """A sentence about the take that cannot wait (e.g. its audio cannot be read); its
+        two lines may cut it: whole in the tooltip. Empty: none."""
         self.suspectLabel.show_message(text)
+        self.suspectLabel.setToolTip(text)
 
     # ------------------------------------------------------------------ playback
     def show_play_state(self, playing: bool, blocked: str | None) -> None:

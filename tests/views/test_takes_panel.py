@@ -427,3 +427,22 @@ def _combo_option(combo):
     combo.initStyleOption(option)
     option.rect = combo.rect()
     return option
+
+
+def test_the_title_row_stays_put_whatever_the_details_say(qtbot, writer, make_panel):
+    """Issue 25: Rename and the star moved with the amount of text above the buttons."""
+    plain = add(writer, "Short.")
+    loud = add(writer, "A long line whose details run on. " * 4,
+               suspects=("near-silent", "clipped"))
+    panel = make_panel()
+    panel.show()
+    places = []
+    for take in (plain, loud, plain):
+        panel.select_ids([take.id])
+        qtbot.wait(20)  # the layout settles
+        places.append((panel.detail.renameButton.mapTo(panel, panel.rect().topLeft()),
+                       panel.starButton.mapTo(panel, panel.rect().topLeft())))
+    assert places[0] == places[1] == places[2]
+    assert panel.suspectLabel.text() == ""  # the plain take's: none
+    panel.select_ids([loud.id])
+    assert "Near-silent" in panel.suspectLabel.toolTip()  # cut text is whole in the tooltip
