@@ -166,8 +166,9 @@ class CloneView(JobSlots, QWidget):
         self.voices.refresh(select=voice_id)
 
     def start_voice(self, clip: Path, name: str | None = None,
-                    transcript: str | None = None) -> None:
-        """A clip to save as a new voice: loaded, its transcript in, the name field ready."""
+                    transcript: str | None = None, *, to_save: bool = False) -> None:
+        """A clip to save as a new voice: loaded, its transcript in, the name field ready;
+        ``to_save``: the name is a good one, so Save as voice has the focus instead."""
         self._drop_voice()
         if not self.reference.set_reference(clip):
             return
@@ -176,6 +177,8 @@ class CloneView(JobSlots, QWidget):
         self.voices.nameEdit.setText((name or clip.stem.replace("_", " ")).strip()[:80])
         self.voices.nameEdit.setFocus(Qt.FocusReason.OtherFocusReason)
         self.voices.nameEdit.selectAll()
+        if to_save and self.voices.saveButton.isEnabled():
+            self.voices.saveButton.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def voice_save_failed(self, sentence: str) -> None:
         self.form.show_message(sentence)

@@ -141,9 +141,10 @@ class TakeDetail(QFrame):
         self.deleteButton = action("deleteButton", "Delete",
                                    "Delete the selected takes (Delete; Ctrl+Z brings them back)")
         self.useAsVoiceButton = action(
-            "useAsVoiceButton", "Use as voice",
-            "Make this take's audio and text the Clone reference, ready to save as a voice: "
-            "how a designed voice is kept the same from line to line")
+            "useAsVoiceButton", "Save as voice…",
+            "Open Clone with this take's audio and text as the clip, named and ready: "
+            "Save as voice there keeps it, how a designed voice stays the same from line "
+            "to line")
 
         top = QHBoxLayout()
         top.setSpacing(4)
