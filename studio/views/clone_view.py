@@ -16,7 +16,7 @@ from studio.views.generate_form import GenerateForm
 from studio.views.job_slots import JobSlots
 from studio.views.reference_panel import ReferencePanel
 from studio.views.voice_picker import VoicePicker
-from studio.views.widgets.labels import heading_label, hint_label
+from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.page import ContentLayout, rule
 from studio.worker.jobs import RenderRequest, VoiceSaveRequest
 
@@ -44,6 +44,8 @@ class CloneView(JobSlots, QWidget):
         self.form.setObjectName("cloneForm")
         self.voices = VoicePicker(voices)  # ``voices``: a read-only VoiceLibrary, for tests
         self.voices.setObjectName("voicePickerRow")
+        self.voiceMessage = MessageLabel()  # saving a voice: said under the row it is about
+        self.voiceMessage.setObjectName("voiceMessage")
 
         title = heading_label("Clone a voice", size_delta=5)
         subtitle = hint_label(
@@ -58,6 +60,7 @@ class CloneView(JobSlots, QWidget):
         layout.addWidget(subtitle)
         layout.addSpacing(12)
         layout.addWidget(self.voices)
+        layout.addWidget(self.voiceMessage)
         layout.addSpacing(6)
         layout.addWidget(self.reference)
         layout.addSpacing(10)
@@ -126,6 +129,7 @@ class CloneView(JobSlots, QWidget):
         return self.voices.library().voices_dir / voice.id / voice.clip if voice else None
 
     def _voice_picked(self, voice) -> None:
+        self.voiceMessage.clear_message()  # about the last save, not this pick
         if voice is None:
             self._drop_voice()
             return
@@ -153,6 +157,7 @@ class CloneView(JobSlots, QWidget):
 
     def _save_voice(self, name: str) -> None:
         clip = self.reference.reference()
+        self.voiceMessage.clear_message()
         if clip is None:
             self.form.show_message(NO_REFERENCE)
             return
@@ -181,15 +186,15 @@ class CloneView(JobSlots, QWidget):
             self.voices.saveButton.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def voice_save_failed(self, sentence: str) -> None:
-        self.form.show_message(sentence)
+        self.voiceMessage.show_message(sentence)
         self._refresh_save()
 
     def voice_saved(self, voice_id: str) -> None:
         self.voices.saved(voice_id)
         self._refresh_save()
         if self._voice is not None:
-            self.form.show_message(f"Saved the voice '{self._voice.name}'; pick it above any time.",
-                                   error=False)
+            self.voiceMessage.show_message(
+                f"Saved the voice '{self._voice.name}'; pick it here any time.", error=False)
 
     def apply_take(self, settings) -> None:
         """Copy a take's ``TakeSettings`` into the view (the takes panel's To editor)."""

@@ -107,7 +107,10 @@ def test_a_saved_voice_is_listed_and_picked(qtbot, view, voice_writer, tmp_path)
     voice = voice_writer.create("Mine", clip, make_prompt(text="My words."))  # what the worker does
     view.voice_saved(voice.id)
     assert view.voices.voiceCombo.currentText() == "Mine" and view.voices.nameEdit.text() == ""
-    assert "Saved the voice 'Mine'" in view.form.message_text()
+    # Issue 25: said above Generate, it shrank the page and cut the Quality row in half;
+    # it is said under the Voice row it is about.
+    assert "Saved the voice 'Mine'" in view.voiceMessage.text()
+    assert view.voiceMessage.isVisibleTo(view) and view.form.message_text() == ""
     assert generate(qtbot, view).voice_id == voice.id
 
 
@@ -125,7 +128,7 @@ def test_the_window_sends_saves_to_the_worker_and_shows_a_refusal(qtbot, tmp_pat
     assert request.name == "Mine" and not clone.voices.saveButton.isEnabled()  # while it saves
     sentence = "A voice named 'Mine' already exists; choose another name."
     controller.worker.failed.emit(job, sentence)
-    assert clone.form.message_text() == sentence
+    assert clone.voiceMessage.text() == sentence and clone.voiceMessage.is_error()
     assert clone.voices.saveButton.isEnabled()  # try another name
     window.cloneView.voices.close_library()
 
@@ -174,3 +177,15 @@ def test_a_picked_voice_is_picked_again_after_a_restart(qtbot, view, saved, tmp_
         assert generate(qtbot, again).voice_id == saved["Zoe"].id
     finally:
         again.voices.close_library()
+
+
+def test_the_name_field_says_what_it_is_for_whole_at_the_narrowest_view(qtbot, view):
+    """Issue 25: at 1024x640 the placeholder read "Name for th…"."""
+    from studio.views.main_window import VIEW_MIN_WIDTH
+
+    view.resize(VIEW_MIN_WIDTH, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    edit = view.voices.nameEdit
+    room = edit.width() - 2 * edit.style().pixelMetric(edit.style().PixelMetric.PM_DefaultFrameWidth) - 8
+    assert edit.fontMetrics().horizontalAdvance(edit.placeholderText()) <= room
