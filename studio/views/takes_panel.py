@@ -138,7 +138,7 @@ class TakesPanel(QWidget):
         self.voiceCombo.setAccessibleName("Voice filter")
         self.voiceCombo.setToolTip("Show only the takes of one voice")
         self.voiceCombo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.voiceCombo.setMinimumContentsLength(8)
+        self.voiceCombo.setMinimumContentsLength(5)  # gives way to the project filter
         self.voiceCombo.addItem(ALL_VOICES, None)
         self.projectCombo = ProjectFilter()
         self.starredButton = QToolButton()

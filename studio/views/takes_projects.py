@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QWidget
+from PySide6.QtWidgets import QComboBox, QSizePolicy, QStyle, QStyleOptionComboBox, QWidget
 
 from studio.library.takes import NO_PROJECT
 
@@ -33,6 +33,8 @@ class ProjectFilter(QComboBox):
         # As wide as its fixed items measure in this font (an average-character count cut
         # "Clone & Design"); a long script name is elided, its whole name in the tooltip.
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        # In a narrow takes panel the voice filter beside it gives way, not this one.
+        self.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
         self.chosen = False
         self.activated.connect(lambda _i: setattr(self, "chosen", True))
         self._fill([])
