@@ -17,6 +17,9 @@ PAD = 10
 WAVE_WIDTH = 100
 
 
+MIN_CARD_WIDTH = 160
+
+
 def card_lines(entry) -> tuple[str, str, str]:
     """What a card says, line by line (also what tests read)."""
     voice = entry.voice
@@ -34,7 +37,9 @@ def card_lines(entry) -> tuple[str, str, str]:
 class VoiceCardDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         line = option.fontMetrics.lineSpacing()
-        return QSize(320, 3 * line + 2 * PAD + 6)
+        # As wide as the list gives it (the list sets no horizontal scrolling): a wider
+        # hint cut the card under a scroll bar in a narrow window; its lines elide.
+        return QSize(MIN_CARD_WIDTH, 3 * line + 2 * PAD + 6)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         entry = index.data(VoiceRole)
