@@ -174,7 +174,7 @@ class TakeDetail(QFrame):
         column.addLayout(grid)
 
     def _details(self) -> QWidget:
-        """How the take was made and what is suspect in it, two lines each at most, in a box
+        """How the take was made (two lines) and what is suspect in it (one), in a box
         of fixed height: the title row above stays put from take to take; a longer text is
         cut, whole in the tooltip."""
         box = QWidget()
@@ -182,11 +182,15 @@ class TakeDetail(QFrame):
         rows = QVBoxLayout(box)
         rows.setContentsMargins(0, 0, 0, 0)
         rows.setSpacing(2)
-        for label in (self.infoLabel, self.suspectLabel):
+        # The suspects take one line: the list's badges name them too (a short window
+        # needs the room for the list).
+        for label, lines in ((self.infoLabel, 2), (self.suspectLabel, 1)):
             label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-            label.setFixedHeight(label.fontMetrics().lineSpacing() * 2 + 2)
+            label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 2)
             rows.addWidget(label)
+        self.suspectLabel.setWordWrap(False)  # no half-shown second line
         policy = self.suspectLabel.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)  # a long one is cut, not widening
         policy.setRetainSizeWhenHidden(True)  # no suspects: its room stays
         self.suspectLabel.setSizePolicy(policy)
         rows.addStretch(1)
@@ -278,7 +282,7 @@ class TakeDetail(QFrame):
 
     def show_problem(self, text: str) -> None:
         """A sentence about the take that cannot wait (e.g. its audio cannot be read); its
-        two lines may cut it: whole in the tooltip. Empty: none."""
+        one line may cut it: whole in the tooltip. Empty: none."""
         self.suspectLabel.show_message(text)
         self.suspectLabel.setToolTip(text)
 
