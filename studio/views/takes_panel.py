@@ -129,7 +129,7 @@ class TakesPanel(QWidget):
 
         self.searchEdit = QLineEdit()
         self.searchEdit.setObjectName("takesSearch")
-        self.searchEdit.setPlaceholderText("Search text, names and notes")
+        self.searchEdit.setPlaceholderText("Search takes")  # the tooltip says what it reads
         self.searchEdit.setClearButtonEnabled(True)
         self.searchEdit.setAccessibleName("Search takes")
         self.searchEdit.setToolTip("Shows the takes whose text, name or notes contain every word")
