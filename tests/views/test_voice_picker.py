@@ -189,3 +189,24 @@ def test_the_name_field_says_what_it_is_for_whole_at_the_narrowest_view(qtbot, v
     edit = view.voices.nameEdit
     room = edit.width() - 2 * edit.style().pixelMetric(edit.style().PixelMetric.PM_DefaultFrameWidth) - 8
     assert edit.fontMetrics().horizontalAdvance(edit.placeholderText()) <= room
+
+
+def test_the_window_picks_the_voice_again_at_its_next_start(qtbot, saved, tmp_path):
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    windows = []
+    for _ in range(2):
+        window = MainWindow(settings, FakeController(), FakePlayer(), audio_status=PLAYABLE,
+                            accel_probe=lambda: {})
+        qtbot.addWidget(window)
+        windows.append(window)
+        if len(windows) == 1:
+            window.cloneView.voices.refresh()
+            pick(window.cloneView, "adam")
+            window.save_state()
+    clone = windows[1].cloneView
+    try:
+        assert clone.voices.voiceCombo.currentText() == "adam"
+        assert clone.reference.refPathEdit.text() == "Saved voice: adam"
+    finally:
+        for window in windows:
+            window.cloneView.voices.close_library()
