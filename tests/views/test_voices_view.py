@@ -230,3 +230,11 @@ def test_cards_fit_the_list_at_the_narrowest_view(qtbot, view, saved):
     assert not view.list.horizontalScrollBar().isVisible()
     card = view.list.visualRect(view.model.index(0, 0))
     assert card.right() <= view.list.viewport().width()
+    # What a narrow card cuts ("last today 0…") is whole in its tooltip, above the transcript.
+    from studio.views.voice_card import card_tooltip
+    from studio.views.voices_model import read_clip
+
+    entry = view.model.entry(0)
+    read_clip(entry)
+    tip = card_tooltip(entry)
+    assert all(line in tip for line in card_lines(entry)) and entry.voice.transcript in tip
