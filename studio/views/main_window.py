@@ -521,7 +521,8 @@ class MainWindow(QMainWindow):
         saved: how a designed voice stops drifting from line to line."""
         self.show_view("clone")
         name = take.name or take.settings.instruct or "Designed voice"
-        self.cloneView.start_voice(take.audio_path, name=name, transcript=take.settings.text)
+        self.cloneView.start_voice(take.audio_path, name=name, transcript=take.settings.text,
+                                   to_save=True)
 
     def _show_voice_takes(self, voice_id: str) -> None:
         if not self.takesPanel.filter_voice(voice_id):
