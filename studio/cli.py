@@ -20,7 +20,7 @@ from pathlib import Path
 
 from studio import __version__
 from studio.audio.stream_out import STREAM_FORMATS
-from studio.engine.options import CHUNKINGS, DEFAULT_REPO, model_source
+from studio.engine.options import CHUNKINGS, DEFAULT_REPO, PRECISION_CHOICES, model_source
 from studio.errors import UserError, one_line
 
 log = logging.getLogger("studio.cli")
@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--no-preprocess", action="store_true", help="do not trim the reference clip")
     synth.add_argument("--no-postprocess", action="store_true", help="do not trim silence from the output")
     synth.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
-    synth.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"))
+    synth.add_argument("--precision", default="auto", choices=PRECISION_CHOICES)
     synth.add_argument("--decode", default="auto", choices=("auto", "padded", "packed"),
                        help="packed: one row, no padding; padded: the reference-equal layout; "
                             "auto (default): the faster one measured on this device (packed on the CPU, "
@@ -324,7 +324,7 @@ def _saved_voice(name: str):
 
 def _render(args, options, item, voice, command_started: float) -> dict:
     from studio.engine.accel.accelerator import Accelerator
-    from studio.engine.engine import Engine, check_item, precision_name
+    from studio.engine.engine import Engine, check_item
     from studio.engine.options import resolve_decode_mode
     from studio.engine.prompt_cache import disk_cache_enabled
     from studio.service.voices import VoiceChoice, resolve_voice
@@ -373,7 +373,7 @@ def _render(args, options, item, voice, command_started: float) -> dict:
         "audio_seconds": round(audio_seconds, 4),
         "rtf": round(seconds / audio_seconds, 4) if audio_seconds else None,
         "device": str(engine.device),
-        "precision": precision_name(engine.dtype),
+        "precision": engine.precision,
         "precision_reason": engine.precision_reason,
         "steps": args.steps,
         # An active accelerator always runs the packed layout.

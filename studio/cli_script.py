@@ -15,7 +15,7 @@ import math
 import time
 from pathlib import Path
 
-from studio.engine.options import MAX_SEED, model_source
+from studio.engine.options import MAX_SEED, PRECISION_CHOICES, model_source
 from studio.errors import UserError
 
 VOICE_KEYS = ("voice", "ref", "ref_text", "instruct", "seed", "language")
@@ -44,7 +44,7 @@ def add_parser(commands) -> None:
                         help="a pronunciation dictionary (JSON), before the data folder's own")
     render.add_argument("--model", help="checkpoint folder or repo id")
     render.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
-    render.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"))
+    render.add_argument("--precision", default="auto", choices=PRECISION_CHOICES)
     render.add_argument("--all", action="store_true",
                         help="a project: render every line, not only the new and changed ones")
     render.add_argument("--json", action="store_true", help="print one JSON line")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from studio.engine.options import PRECISION_CHOICES
+
 
 def add_parser(commands) -> None:
     from studio.cli import _positive_int
@@ -28,7 +30,7 @@ def add_parser(commands) -> None:
     serve.add_argument("--batch", type=_positive_int, default=8,
                        help="most requests rendered together in one batch (default 8)")
     serve.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
-    serve.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"))
+    serve.add_argument("--precision", default="auto", choices=PRECISION_CHOICES)
     serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                        help="also answer requests for this host name (repeatable; * for any); "
                             "by default: localhost, IP addresses, and this machine's name when "

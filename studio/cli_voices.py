@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from studio.engine.options import model_source
+from studio.engine.options import PRECISION_CHOICES, model_source
 from studio.errors import UserError
 
 
@@ -32,7 +32,7 @@ def add_parser(commands) -> None:
     save.add_argument("--asr-model", default=None, help="Whisper model for auto-transcription")
     save.add_argument("--no-preprocess", action="store_true", help="do not trim the clip")
     save.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
-    save.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"))
+    save.add_argument("--precision", default="auto", choices=PRECISION_CHOICES)
     save.add_argument("--json", action="store_true", help="print one JSON line")
 
     export = sub.add_parser("export", help="write a voice to a portable .ovoice file")

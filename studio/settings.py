@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
-from studio.engine.options import DEFAULT_REPO
+from studio.engine.options import DEFAULT_REPO, PRECISION_CHOICES
 from studio.errors import UserError
 from studio.switches import parse_switch
 
@@ -66,7 +66,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("model/device", "auto", "Device", env="OMNIVOICE_DEVICE",
             choices=("auto", "cpu", "cuda", "mps")),
     Setting("model/precision", "auto", "Precision", env="OMNIVOICE_PRECISION",
-            choices=("auto", "fp32", "bf16", "fp16")),
+            choices=PRECISION_CHOICES),
     Setting("accel/mode", "off", "Acceleration", env="OMNIVOICE_FLASHINFER",
             choices=ACCEL_MODES, parse_env=parse_accel),
     Setting("cache/disk", True, "Keep voice prompts on disk", env="OMNIVOICE_PROMPT_DISK_CACHE",

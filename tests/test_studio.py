@@ -136,11 +136,13 @@ def test_cancel_after_the_first_chunk_stops_playback_and_keeps_no_take(qtbot, st
 def test_the_worker_checks_acceleration_and_the_settings_view_shows_it(qtbot, studio):
     import threading
 
-    from studio.engine.accel_probe import probe
+    from studio.engine.accel_probe import hardware, probe
 
     window, controller, _ = studio
     view = window.settingsView
-    expected = probe()  # this machine's answer (the test thread may touch torch)
+    # This machine's answer (the test thread may touch torch): the acceleration modes,
+    # and the devices and precisions it has.
+    expected = {**probe(), **hardware()}
     qtbot.waitUntil(lambda: view.availability() == expected, timeout=5_000)
     # A reload checks again, on the worker thread: CUDA is that thread's alone.
     # (Noted where it is sent: a relay of an earlier load still queued can reach the GUI

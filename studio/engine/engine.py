@@ -32,6 +32,7 @@ from studio.engine.decode import DecodeItem, decode
 from studio.engine.duration import DurationEstimator
 from studio.engine.inputs import build_item
 from studio.engine.instruct import normalize_instruct, text_wants_chinese
+from studio.engine.int8 import quantize_projections
 from studio.engine.languages import resolve_language
 from studio.engine.lexicon import Lexicon
 from studio.engine.model import OmniVoiceNet
@@ -243,10 +244,12 @@ class Engine:
         # An accelerated packed layer stack (studio.engine.accel), set and cleared
         # only by an Accelerator; None is the standard path.
         self.layers = None
-        self.precision_reason = "requested"  # why this dtype (Engine.load fills it in)
+        self.precision = precision_name(dtype)  # "int8" where the projections are int8
+        self.precision_reason = "requested"  # why this precision (Engine.load fills it in)
         self.source = str(info.root)  # Engine.load sets the source as it was asked for
         # bf16 on a CPU with oneDNN bf16: the packed path runs on prepacked
-        # weights (studio.engine.cpu_layers), built on first use; False turns it off.
+        # weights (studio.engine.cpu_layers), built on first use in place of the plain
+        # ones (one copy); False before that first use keeps the plain weights.
         self.cpu_prepack = True
         self._prepacked = None
 
@@ -261,10 +264,12 @@ class Engine:
         dtype = choice.dtype
         tokenizer = load_text_tokenizer(info)
         net = build_network(info, dev, dtype)
+        if choice.name == "int8":  # quantised in place; the fp32 projection weights are freed
+            quantize_projections(net.llm)
         # The codec's convolutions exceed MPS limits, so it stays on the CPU there.
         codec = load_codec(info, torch.device("cpu") if dev.type == "mps" else dev)
         engine = cls(net, tokenizer, codec, info, dev, dtype)
-        engine.precision_reason = choice.reason
+        engine.precision, engine.precision_reason = choice.name, choice.reason
         engine.source = model_source(source)  # what it was loaded from, as takes record it
         return engine
 

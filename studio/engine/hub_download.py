@@ -96,6 +96,12 @@ def _sentence(repo: str, exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.errno in NO_ROOM:
         return (f"There is no room left on the disk for {repo}; free some space and download "
                 "again: it resumes where it stopped.")
+    from huggingface_hub.errors import OfflineModeIsEnabled
+
+    if isinstance(exc, OfflineModeIsEnabled):  # HF_HUB_OFFLINE: no request was even made
+        return (f"Cannot download {repo}: Hugging Face offline mode is on (HF_HUB_OFFLINE is "
+                "set); unset HF_HUB_OFFLINE, restart the studio and download again, or choose "
+                "a model folder in Settings.")
     return (f"Cannot download {repo} from the Hugging Face hub; check your connection and "
             "download again: it resumes where it stopped.")
 

@@ -9,6 +9,9 @@ MAX_TEXT_CHARS = 20_000
 MAX_SECONDS = 1800.0  # longest output one item may ask for (speed or duration)
 SPEED_RANGE = (0.25, 4.0)
 DECODE_MODES = ("auto", "padded", "packed")
+# Every precision a user can ask for (studio.engine.precision says what each means);
+# the CLI, Settings and serve all offer this list.
+PRECISION_CHOICES = ("auto", "fp32", "bf16", "fp16", "int8")
 # "quick-start": a short first chunk, each next one at most twice as long, joined so the
 # audio can be handed over chunk by chunk (studio.engine.stream); "reference": the
 # reference's chunks and its post-processing of the whole text (the conformance tests').

@@ -5,6 +5,11 @@ AMX on x86, the BF16 extension on Apple/ARM cores): there it is about twice as
 fast as fp32 (docs/performance.md). On CUDA it picks the checkpoint's half
 precision (bf16 where the GPU supports it, else fp16); everywhere else fp32,
 because emulated bf16 is slower than fp32.
+
+``int8`` (CPU only) runs the transformer's projections as int8 GEMMs
+(studio.engine.int8) and everything else in fp32. ``auto`` picks it only on a
+CPU class listed in ``INT8_VERDICTS`` as measured faster per utterance than the
+class's other choice AND at least as close to fp32 as bf16 (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -17,18 +22,49 @@ from pathlib import Path
 
 import torch
 
+from studio.engine.int8 import onednn_int8_available
+from studio.engine.options import PRECISION_CHOICES
 from studio.errors import UserError
 
-PRECISIONS = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+# Each precision and the dtype of the network's float tensors under it; int8 keeps
+# fp32 for everything but the projections. The one list the CLI, Settings and serve offer.
+PRECISIONS = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16,
+              "int8": torch.float32}
+assert PRECISION_CHOICES == ("auto", *PRECISIONS), "options.PRECISION_CHOICES lists these"
 
 # /proc/cpuinfo flags that mean bf16 dot products in hardware.
 _X86_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
+# ...and int8 dot products (VNNI or AMX tiles), best first.
+_X86_INT8_FLAGS = ("amx_int8", "avx512_vnni", "avx_vnni")
+
+
+@dataclass(frozen=True)
+class Int8Verdict:
+    """What a measured run of benchmarks/bench_int8.py on one CPU class decided."""
+
+    picks_int8: bool
+    evidence: str  # the measurement, shown in the reason
+
+
+# CPU class (the bf16 feature, else the int8 feature) -> measured verdict. A class not
+# listed was not measured: auto keeps its previous choice there.
+INT8_VERDICTS: dict[str, Int8Verdict] = {
+    # Zen 4, 2026-12-05: int8 projections were faster but further from fp32 than bf16
+    # (full-size random checkpoint, 8 steps: token agreement 0.54 vs 0.70; with
+    # realistic head margins 0.32 vs 0.76; first-step logits 4.1 % vs 1.4 % off).
+    "avx512_bf16": Int8Verdict(False, "int8 less close to fp32 than bf16 on a Zen 4"),
+}
 
 
 @dataclass(frozen=True)
 class PrecisionChoice:
     dtype: torch.dtype
     reason: str  # e.g. "CPU has native bf16", shown next to the precision
+    name: str = ""  # "int8", "bf16", ...; empty means the dtype's name
+
+    def __post_init__(self):
+        if not self.name:
+            object.__setattr__(self, "name", precision_name(self.dtype))
 
 
 def _linux_cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
@@ -83,8 +119,25 @@ def cpu_bf16_feature() -> str | None:
     return None
 
 
+def cpu_int8_feature() -> str | None:
+    """The CPU feature that makes int8 dot products fast here (e.g. "avx512_vnni"), or None."""
+    if not (sys.platform.startswith("linux") and onednn_int8_available()):
+        return None
+    flags = _linux_cpu_flags()
+    return next((f for f in _X86_INT8_FLAGS if f in flags), None)
+
+
+def _auto_int8(bf16: str | None, int8_feature) -> PrecisionChoice | None:
+    cpu_class = bf16 or int8_feature()
+    verdict = INT8_VERDICTS.get(cpu_class) if cpu_class else None
+    if verdict is None or not verdict.picks_int8 or int8_feature() is None:
+        return None
+    return PrecisionChoice(torch.float32, f"auto: int8 measured faster and as accurate as bf16 "
+                                          f"on {cpu_class} ({verdict.evidence})", "int8")
+
+
 def choose_precision(precision: str, device: torch.device,
-                     bf16_feature=cpu_bf16_feature) -> PrecisionChoice:
+                     bf16_feature=cpu_bf16_feature, int8_feature=cpu_int8_feature) -> PrecisionChoice:
     """The dtype for ``precision`` on ``device``, with a short reason."""
     if precision == "auto":
         if device.type == "cuda":
@@ -93,16 +146,23 @@ def choose_precision(precision: str, device: torch.device,
             return PrecisionChoice(torch.float16, "auto: CUDA GPU without bf16")
         if device.type == "cpu":
             feature = bf16_feature()
+            int8 = _auto_int8(feature, int8_feature)
+            if int8 is not None:
+                return int8
             if feature:
                 return PrecisionChoice(torch.bfloat16, f"auto: CPU has native bf16 ({feature})")
             return PrecisionChoice(torch.float32, "auto: CPU has no native bf16")
         return PrecisionChoice(torch.float32, f"auto: fp32 on {device.type}")
     if precision not in PRECISIONS:
-        raise UserError(f"Unknown precision {precision!r}; use auto, fp32, bf16 or fp16.")
+        raise UserError(f"Unknown precision {precision!r}; use {', '.join(PRECISION_CHOICES)}.")
     if precision == "fp16" and device.type == "cpu":
-        raise UserError("fp16 is not supported on the CPU; choose the precision fp32 or bf16.")
-    return PrecisionChoice(PRECISIONS[precision], "requested")
+        raise UserError("fp16 is not supported on the CPU; choose the precision fp32, bf16 or int8.")
+    if precision == "int8" and device.type != "cpu":
+        raise UserError(f"int8 runs on the CPU only; choose the device cpu, or the precision "
+                        f"auto for {device.type}.")
+    return PrecisionChoice(PRECISIONS[precision], "requested", precision)
 
 
 def precision_name(dtype: torch.dtype) -> str:
-    return {v: k for k, v in PRECISIONS.items()}[dtype]
+    """The float precision of ``dtype`` (int8 renders are named by Engine.precision)."""
+    return {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]

@@ -50,8 +50,8 @@ def project_mix(project, takes, lufs: float = DEFAULT_LUFS, *, missing: str = "r
                 clip = None
         if clip is None:
             if missing == "refuse":
-                raise UserError(f"Line {n + 1} has no take yet; render it (Render new and "
-                                "changed lines) before exporting.")
+                raise UserError(f"Line {n + 1} has no take yet; render it (Render changed) "
+                                "before exporting.")
             continue
         if rate is not None and clip_rate != rate:
             raise UserError(f"Line {n + 1}'s take is at {clip_rate} Hz and the others at "

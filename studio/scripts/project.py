@@ -412,6 +412,12 @@ class Project:
     def can_redo(self) -> bool:
         return bool(self._redo)
 
+    def forget_history(self) -> None:
+        """Make what was done so far the starting point (a new project's first speaker and
+        line are its creation, not an edit to undo)."""
+        self._undo.clear()
+        self._redo.clear()
+
     def undo(self) -> bool:
         if not self._undo:
             return False

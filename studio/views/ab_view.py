@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -393,6 +394,16 @@ class ABDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.setContentsMargins(12, 0, 12, 12)
+        close = buttons.button(QDialogButtonBox.StandardButton.Close)
+        close.setObjectName("abCloseButton")
+        close.setToolTip("Close the comparison (Esc)")
+        # Never focused: A, B, Tab and Space belong to the comparison above, not this button.
+        close.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        close.setAutoDefault(False)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
         hint = self.sizeHint()
         self.resize(max(640, hint.width()), hint.height())
 

@@ -16,7 +16,7 @@ from studio.views.generate_form import GenerateForm
 from studio.views.job_slots import JobSlots
 from studio.views.reference_panel import ReferencePanel
 from studio.views.voice_picker import VoicePicker
-from studio.views.widgets.labels import heading_label, hint_label
+from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.page import ContentLayout, rule
 from studio.worker.jobs import RenderRequest, VoiceSaveRequest
 
@@ -44,6 +44,8 @@ class CloneView(JobSlots, QWidget):
         self.form.setObjectName("cloneForm")
         self.voices = VoicePicker(voices)  # ``voices``: a read-only VoiceLibrary, for tests
         self.voices.setObjectName("voicePickerRow")
+        self.voiceMessage = MessageLabel()  # saving a voice: said under the row it is about
+        self.voiceMessage.setObjectName("voiceMessage")
 
         title = heading_label("Clone a voice", size_delta=5)
         subtitle = hint_label(
@@ -58,6 +60,7 @@ class CloneView(JobSlots, QWidget):
         layout.addWidget(subtitle)
         layout.addSpacing(12)
         layout.addWidget(self.voices)
+        layout.addWidget(self.voiceMessage)
         layout.addSpacing(6)
         layout.addWidget(self.reference)
         layout.addSpacing(10)
@@ -126,6 +129,7 @@ class CloneView(JobSlots, QWidget):
         return self.voices.library().voices_dir / voice.id / voice.clip if voice else None
 
     def _voice_picked(self, voice) -> None:
+        self.voiceMessage.clear_message()  # about the last save, not this pick
         if voice is None:
             self._drop_voice()
             return
@@ -153,6 +157,7 @@ class CloneView(JobSlots, QWidget):
 
     def _save_voice(self, name: str) -> None:
         clip = self.reference.reference()
+        self.voiceMessage.clear_message()
         if clip is None:
             self.form.show_message(NO_REFERENCE)
             return
@@ -166,8 +171,9 @@ class CloneView(JobSlots, QWidget):
         self.voices.refresh(select=voice_id)
 
     def start_voice(self, clip: Path, name: str | None = None,
-                    transcript: str | None = None) -> None:
-        """A clip to save as a new voice: loaded, its transcript in, the name field ready."""
+                    transcript: str | None = None, *, to_save: bool = False) -> None:
+        """A clip to save as a new voice: loaded, its transcript in, the name field ready;
+        ``to_save``: the name is a good one, so Save as voice has the focus instead."""
         self._drop_voice()
         if not self.reference.set_reference(clip):
             return
@@ -176,17 +182,19 @@ class CloneView(JobSlots, QWidget):
         self.voices.nameEdit.setText((name or clip.stem.replace("_", " ")).strip()[:80])
         self.voices.nameEdit.setFocus(Qt.FocusReason.OtherFocusReason)
         self.voices.nameEdit.selectAll()
+        if to_save and self.voices.saveButton.isEnabled():
+            self.voices.saveButton.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def voice_save_failed(self, sentence: str) -> None:
-        self.form.show_message(sentence)
+        self.voiceMessage.show_message(sentence)
         self._refresh_save()
 
     def voice_saved(self, voice_id: str) -> None:
         self.voices.saved(voice_id)
         self._refresh_save()
         if self._voice is not None:
-            self.form.show_message(f"Saved the voice '{self._voice.name}'; pick it above any time.",
-                                   error=False)
+            self.voiceMessage.show_message(
+                f"Saved the voice '{self._voice.name}'; pick it here any time.", error=False)
 
     def apply_take(self, settings) -> None:
         """Copy a take's ``TakeSettings`` into the view (the takes panel's To editor)."""
@@ -199,6 +207,7 @@ class CloneView(JobSlots, QWidget):
         self.reference.save_state(settings)
         self.form.save_state(settings)
         settings.set_state(f"{STATE_PREFIX}/recent_clips", [str(p) for p in self.voices.recent()])
+        settings.set_state(f"{STATE_PREFIX}/voice", self._voice.id if self._voice is not None else "")
 
     def restore_state(self, settings) -> None:
         recent = settings.state(f"{STATE_PREFIX}/recent_clips")
@@ -208,3 +217,6 @@ class CloneView(JobSlots, QWidget):
             self.voices.set_recent([p for p in recent if isinstance(p, str) and p])
         self.reference.restore_state(settings)
         self.form.restore_state(settings)
+        voice_id = settings.state(f"{STATE_PREFIX}/voice")
+        if isinstance(voice_id, str) and voice_id:  # picked again: its clip, name and prompt
+            self.voices.refresh(select=voice_id)  # a voice deleted since: the clip stays

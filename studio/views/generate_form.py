@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -62,6 +62,7 @@ PRESETS: dict[str, tuple[int, str]] = {
 DEFAULT_PRESET = "Standard"
 LENGTH_MODES = ("natural", "speed", "duration")
 MAX_TAKES = 8
+DONE_SHOWN_MS = 4000  # "Done" then gives the bar back to the model's state
 FIELD_WIDTH = 120
 PRONUNCIATION_HINT = (
     "Pronunciation: pinyin with tone digits (ni3 hao3), "
@@ -129,6 +130,9 @@ class GenerateForm(QWidget):
         # Generate is disabled ("" while a model or a server can render).
         self._idle_text, self._blocked = "Ready", ""
         self._above = 0  # widgets a view put above the text (add_above)
+        self.doneTimer = QTimer(self)
+        self.doneTimer.setSingleShot(True)
+        self.doneTimer.setInterval(DONE_SHOWN_MS)
         self._build()
         self._connect()
         self.set_busy(False)
@@ -468,6 +472,8 @@ class GenerateForm(QWidget):
         self.lengthMode.currentIndexChanged.connect(self.lengthStack.setCurrentIndex)
         self.seedLock.toggled.connect(self.seedSpin.setEnabled)
         self.textEdit.textChanged.connect(self._update_count)
+        self.textEdit.textChanged.connect(self._done_over)
+        self.doneTimer.timeout.connect(self._done_over)
         self.set_preset(DEFAULT_PRESET)
         self._update_count()
 
@@ -655,8 +661,19 @@ class GenerateForm(QWidget):
         self.progressBar.setValue(1)
         self.progressBar.setFormat(text)
         self.progressBar.setAccessibleDescription(text)
+        self.doneTimer.start()
+
+    def _done_over(self) -> None:
+        """The finished bar has been seen (or the user edits on): idle again."""
+        if self._showing_done():
+            self.reset_progress()
+
+    def _showing_done(self) -> bool:
+        bar = self.progressBar
+        return not self._busy and bar.maximum() == 1 and bar.value() == 1
 
     def reset_progress(self) -> None:
+        self.doneTimer.stop()
         self._clock.reset()
         self.progressBar.setRange(0, 1)
         self.progressBar.setValue(0)

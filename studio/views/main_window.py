@@ -273,6 +273,7 @@ class MainWindow(QMainWindow):
         script.render_requested.connect(self._render_lines)
         script.cancel_requested.connect(lambda: self._cancel(self.scriptView))
         script.compare_requested.connect(self._compare_takes)
+        script.line_takes_shown.connect(self._show_line_takes)
         script.message.connect(self.statusBarWidget.show_message)
         # The takes panel files script takes under their project: it follows the view.
         script.project_changed.connect(lambda _path: self._follow_project())
@@ -402,6 +403,17 @@ class MainWindow(QMainWindow):
         self.statusBarWidget.show_message(f"Rendering {len(request.lines)} line"
                                           f"{'s' if len(request.lines) != 1 else ''} …")
 
+    @Slot(object, object)
+    def _show_line_takes(self, take_ids, chosen) -> None:
+        """The script line selected (or just rendered): its takes, the chosen one current."""
+        if self.current_view() != "script":
+            return
+        panel = self.takesPanel
+        if any(panel.model.row_of_id(i) < 0 for i in take_ids):
+            panel.refresh()  # a take just rendered may not be read yet
+        if any(panel.model.row_of_id(i) >= 0 for i in take_ids):  # (filtered out: left be)
+            panel.select_ids(take_ids, current=chosen)
+
     @Slot(object)
     def _compare_takes(self, take_ids) -> None:
         """A script line's two takes, in the takes panel's A/B."""
@@ -509,7 +521,8 @@ class MainWindow(QMainWindow):
         saved: how a designed voice stops drifting from line to line."""
         self.show_view("clone")
         name = take.name or take.settings.instruct or "Designed voice"
-        self.cloneView.start_voice(take.audio_path, name=name, transcript=take.settings.text)
+        self.cloneView.start_voice(take.audio_path, name=name, transcript=take.settings.text,
+                                   to_save=True)
 
     def _show_voice_takes(self, voice_id: str) -> None:
         if not self.takesPanel.filter_voice(voice_id):

@@ -7,9 +7,9 @@ row of the line being heard follows the playhead; with Settings' Play as it rend
 a render's lines play in script order as they arrive (ScriptListener). Export writes the
 mix, per-speaker stems, an SRT and a cue sheet.
 
-Keyboard: Enter adds a line after the current one (same speaker) and edits it; F2
-edits; Ctrl+Enter renders the selected lines; Alt+1..9 gives them speaker 1..9;
-Delete removes them; Ctrl+Up/Down moves a line; Ctrl+Z / Ctrl+Shift+Z undo and redo.
+Keyboard: Enter (or Add line) adds a line after the current one (same speaker) and
+edits it; F2 edits; Ctrl+Enter renders the selected lines; Alt+1..9 gives them speaker
+1..9; Delete removes them; Ctrl+Up/Down moves a line; Ctrl+Z / Ctrl+Shift+Z undo and redo.
 """
 
 from __future__ import annotations
@@ -61,29 +61,39 @@ from studio.views.script_lines_model import (
     ScriptLinesModel,
 )
 from studio.views.script_live import ScriptListener
+from studio.views.script_reflow import ReflowRow
 from studio.views.takes_model import suspect_label
 from studio.views.voices_model import ReadsVoices
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
-from studio.views.words import start_folder
+from studio.views.words import count_words, start_folder
 
 SCRIPT_KEY = "script"  # the player's key of a project's mix: ("script", project path)
 PRESETS = {"Draft": 12, "Standard": 16, "Final": 32}
 DESIGN_ITEM = "Describe a voice…"
-RENDER_CHANGED = "Render new and changed lines"
+RENDER_CHANGED = "Render changed"
 
 
 def render_changed_text(count: int) -> str:
-    """The button that renders the lines with no take, or whose text or voice changed."""
+    """The button that renders the lines with no take, or whose text or voice changed
+    (short: the sentence is its tooltip, render_changed_tip)."""
+    return f"Render {count} changed" if count else RENDER_CHANGED
+
+
+def render_changed_tip(count: int) -> str:
     if not count:
-        return RENDER_CHANGED
-    return f"Render {count} new or changed line{'s' if count != 1 else ''}"
+        return "Render the lines that are new or changed: none are now (Ctrl+R)"
+    return (f"Render the {count_words(count, 'line')} new or changed since "
+            f"{'its' if count == 1 else 'their'} take (Ctrl+R)")
 
 
 OPEN_HINT = "A project (.ovproj, new or existing) or a script to import (.txt, .md, .srt, .vtt)"
 EMPTY_HINT = ("Start a New script…, open a project, or drop a script here to import it: "
               "lines such as \"Alice: Hello.\", Markdown "
               "with # chapters, or SRT/VTT subtitles. Each name becomes a speaker.")
+
+
+NARROW_TABLE = 560  # px: below it the lines table leaves out the Voice column
 
 
 def parse_dictionary(text: str):
@@ -113,6 +123,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
     compare_requested = Signal(object)  # two take ids: the takes panel's A/B
     message = Signal(str)  # an information sentence for the status bar
     project_changed = Signal(object)  # the open project's path (None: none open)
+    line_takes_shown = Signal(object, object)  # the current line's take ids, its chosen one
     play_failed = Signal(str)
 
     def __init__(self, player=None, *, takes=None, library=None, parent: QWidget | None = None):
@@ -127,6 +138,8 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self._in_flight: dict[int, str] = {}  # line id -> "queued" / "rendering"
         self._spans: list[tuple[int, float, float]] = []  # (line id, start, end) of the mix
         self._listener = ScriptListener(player) if player is not None else None
+        self._made = False  # the open project was just made: its first line is its making
+        self._shown_takes: tuple = ()  # what line_takes_shown last said: said again on change
         self._build()
         self._connect()
         self._refresh()
@@ -226,6 +239,8 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.takeCombo = QComboBox()
         self.takeCombo.setObjectName("lineTakeCombo")
         self.takeCombo.setToolTip("This line's takes: the one chosen goes into the mix")
+        # As wide as its longest "Take n of m · s" (its first item was "No takes yet").
+        self.takeCombo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.newSeedButton = QPushButton("New variation")
         self.newSeedButton.setObjectName("newSeedButton")
         self.newSeedButton.setToolTip("Render this line again as another variation; its earlier "
@@ -234,6 +249,11 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.compareButton.setObjectName("compareLineButton")
         self.compareButton.setToolTip("Compare this line's chosen take with its newest other "
                                       "take")
+        self.addLineButton = QPushButton("Add line")
+        self.addLineButton.setObjectName("addLineButton")
+        self.addLineButton.setToolTip("Add a line after the selected one, in its speaker's voice "
+                                      "(Enter on the lines does the same; Alt+1..9 gives the "
+                                      "selected lines speaker 1..9)")
         self.readsLabel = hint_label("")
         self.readsLabel.setObjectName("readsLabel")
 
@@ -263,7 +283,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.presetCombo.setCurrentText("Standard")
         self.renderStaleButton = QPushButton(RENDER_CHANGED)
         self.renderStaleButton.setObjectName("renderStaleButton")
-        self.renderStaleButton.setToolTip("Render the lines that are new or changed (Ctrl+R)")
+        self.renderStaleButton.setToolTip(render_changed_tip(0))
         self.renderAllButton = QPushButton("Render all")
         self.renderAllButton.setObjectName("renderAllButton")
         self.cancelButton = QPushButton("Cancel")
@@ -296,38 +316,62 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 20, 24, 16)
-        layout.setSpacing(8)
-        layout.addWidget(heading_label("Script", size_delta=4))
-        layout.addLayout(self._row(self.pathEdit, self.openButton, self.browseButton,
-                                   self.newButton, stretch=0))
-        layout.addLayout(self._row(self.projectLabel, self.newSpeakerEdit, self.undoButton,
-                                   self.redoButton, stretch=0))
-        layout.addWidget(self.cast)
-        voice = self._row(QLabel("Voice of"), self.speakerCombo, self.voiceCombo,
-                          self.instructEdit, self.seedLabel, stretch=3)
-        layout.addLayout(voice)
-        layout.addWidget(self.table, 1)
+        layout.setSpacing(6)  # (640 px high: every row taken is a line of the table lost)
+        # Each row stacks its groups when the view is narrow (1024 px wide, beside the
+        # sidebar and the takes panel), rather than cutting their text.
         self.lineLabel = QLabel("Line")
         self.lineLabel.setObjectName("lineLabel")
-        layout.addLayout(self._row(self.lineLabel, self.lineSpeakerCombo, self.pauseSpin,
-                                   self.takeCombo, self.newSeedButton, self.compareButton,
-                                   stretch=3))
-        layout.addWidget(self.readsLabel)
-        layout.addWidget(self.dictionarySection)
-        layout.addWidget(self.progress)
-        layout.addLayout(self._row(self.presetCombo, self.renderStaleButton, self.renderAllButton,
-                                   self.cancelButton, QWidget(), self.playButton, stretch=4))
-        layout.addLayout(self._row(self.exportEdit, self.stemsCheck, self.srtCheck,
-                                   self.exportButton, stretch=0))
-        layout.addWidget(self.notice)
+        self.voiceOfLabel = QLabel("Voice of")
+        self.instructEdit.setMinimumWidth(
+            self.instructEdit.fontMetrics().horizontalAdvance("female, low pitch, british") + 16)
+        # Messages and the progress share one line kept for them at the bottom, so that
+        # neither moves the buttons when it comes or goes.
+        status = QWidget()
+        status.setObjectName("scriptStatusLine")
+        line = QHBoxLayout(status)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(self.notice, 1)
+        line.addWidget(self.progress)
+        self.progress.setMinimumWidth(self.progress.fontMetrics().horizontalAdvance(
+            "Line 10 of 10 · step 16/16") + 24)
+        status.setMinimumHeight(max(self.progress.sizeHint().height(),
+                                    self.notice.fontMetrics().lineSpacing() + 4))
+        self.rows = [
+            ReflowRow((heading_label("Script", size_delta=4),),
+                      (None, self.newSpeakerEdit, self.undoButton, self.redoButton)),
+            ReflowRow((self.pathEdit,), (self.openButton, self.browseButton, self.newButton),
+                      grow=(self.pathEdit,)),
+            self.projectLabel,
+            self.cast,
+            ReflowRow((self.voiceOfLabel, self.speakerCombo, self.voiceCombo),
+                      (self.instructEdit, self.seedLabel), grow=(self.instructEdit,)),
+            self.table,
+            ReflowRow((self.lineLabel, self.lineSpeakerCombo, self.pauseSpin, None,
+                       self.playButton),
+                      (self.takeCombo, self.newSeedButton, self.compareButton,
+                       self.addLineButton), grow=(self.takeCombo,)),
+            self.readsLabel,
+            self.dictionarySection,
+            ReflowRow((self.presetCombo, self.renderStaleButton, self.renderAllButton,
+                       self.cancelButton, None)),
+            ReflowRow((self.exportEdit,), (self.stemsCheck, self.srtCheck, self.exportButton),
+                      grow=(self.exportEdit,)),
+            status,
+        ]
+        for widget in self.rows:
+            layout.addWidget(widget, 1 if widget is self.table else 0)
 
-    @staticmethod
-    def _row(*widgets, stretch: int) -> QHBoxLayout:
-        row = QHBoxLayout()
-        row.setSpacing(6)
-        for n, widget in enumerate(widgets):
-            row.addWidget(widget, 1 if n == stretch else 0)
-        return row
+    def _reflow(self) -> None:
+        """Texts changed (counts, names): each row checks again whether it still fits."""
+        for row in self.rows:
+            if isinstance(row, ReflowRow):
+                row.reflow()
+        # The Voice column repeats the cast's (above): narrow, the Text column needs it.
+        self.table.setColumnHidden(VOICE, self.table.width() < NARROW_TABLE)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._reflow()
 
     def _connect(self) -> None:
         self.openButton.clicked.connect(self.open_path)
@@ -353,6 +397,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.lineSpeakerCombo.activated.connect(self._line_speaker_chosen)
         self.pauseSpin.editingFinished.connect(self._pause_edited)
         self.takeCombo.activated.connect(self._take_chosen)
+        self.addLineButton.clicked.connect(self._add_line_clicked)
         self.newSeedButton.clicked.connect(lambda: self.render_lines(self.selected_ids(),
                                                                      new_seed=True))
         self.compareButton.clicked.connect(self._compare)
@@ -427,8 +472,10 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         from studio.scripts.project import PROJECT_SUFFIX, Project
 
         path = Path(path).absolute()
+        made = False
         if path.suffix.lower() == PROJECT_SUFFIX:
             existed = path.exists()
+            made = not existed
             project = Project.open(path) if existed else Project.create(path)
             said = f"Opened {path.name}." if existed else f"Made the project {path.name}."
         else:
@@ -445,6 +492,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
                 said += " " + warning
         self.close_project()
         self.project = project
+        self._made = made
         self.pathEdit.setText(str(project.path))
         mix = project.setting("export_path") or str(project.path.with_suffix(".wav"))
         self.exportEdit.setText(mix)
@@ -544,10 +592,20 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         if not self._edit(self.project.add_line, speaker, "…",
                           after=current.id if current is not None else None):
             return
+        if self._made and not before:
+            # A new project's first speaker and line are its making, not an edit to undo
+            # (Undo stood enabled on a project just made).
+            self.project.forget_history()
+            self._refresh_undo()
+        self._made = False
         new = next(line.id for line in self.project.lines() if line.id not in before)
         row = self.model.row_of(new)
         self.select_row(row)
         self.table.edit(self.model.index(row, TEXT))
+
+    def _add_line_clicked(self) -> None:
+        self.table.setFocus(Qt.FocusReason.OtherFocusReason)  # Enter adds the next one
+        self.add_line()
 
     def delete_lines(self) -> None:
         for line_id in self.selected_ids():
@@ -643,9 +701,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         has = self.project is not None
         rows = self._rows() if has else []
         self.model.reload(rows)
-        for widget in (self.undoButton,):
-            widget.setEnabled(has and self.project.can_undo())
-        self.redoButton.setEnabled(has and self.project.can_redo())
+        self._refresh_undo()
         speakers = self.project.speakers() if has else []
         for combo in (self.speakerCombo, self.lineSpeakerCombo):
             keep = combo.currentData()
@@ -662,24 +718,31 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.cast.select_speaker(self.speakerCombo.currentData())
         stale = sum(1 for r in rows if r.status in ("not rendered", "stale"))
         self.renderStaleButton.setText(render_changed_text(stale))
+        self.renderStaleButton.setToolTip(render_changed_tip(stale))
         idle = has and not self._busy
         self._enable(self.renderStaleButton, idle and stale > 0)
         self._enable(self.renderAllButton, idle and bool(rows))
         self._enable(self.cancelButton, self._busy)
         self._enable(self.exportButton, has and any(r.take for r in rows))
-        for widget in (self.voiceCombo, self.instructEdit, self.newSpeakerEdit,
+        for widget in (self.voiceCombo, self.instructEdit, self.newSpeakerEdit, self.addLineButton,
                        self.dictionarySection, self.exportEdit, self.presetCombo):
             widget.setEnabled(has)
         if has:
             seconds = sum(r.seconds or 0 for r in rows)
             names = ", ".join(s.name for s in speakers) or "no speakers yet"
-            self.projectLabel.setText(f"{self.project.path.name} · {len(rows)} lines · "
+            self.projectLabel.setText(f"{self.project.path.name} · {count_words(len(rows), 'line')} · "
                                       f"{names} · {seconds:.1f} s rendered")
         else:
             self.projectLabel.setText(EMPTY_HINT)
         self._show_speaker()
         self._show_line()
         self._refresh_play()
+        self._reflow()
+
+    def _refresh_undo(self) -> None:
+        has = self.project is not None
+        self.undoButton.setEnabled(has and self.project.can_undo())
+        self.redoButton.setEnabled(has and self.project.can_redo())
 
     def _enable(self, button: QPushButton, on: bool) -> None:
         """A focused button about to be disabled hands the focus to the lines; left to Qt
@@ -806,6 +869,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
             self.readsLabel.hide()
             self.takeCombo.clear()
             self.compareButton.setEnabled(False)
+            self._shown_takes = ()
             return
         for combo, value in ((self.lineSpeakerCombo, line.speaker),):
             blocked = combo.blockSignals(True)
@@ -835,6 +899,10 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.takeCombo.setCurrentIndex(max(0, self.takeCombo.findData(line.take)))
         self.takeCombo.blockSignals(blocked)
         self.compareButton.setEnabled(line.take is not None and self.takeCombo.count() > 1)
+        shown = (line.id, tuple(takes), line.take)
+        if takes and shown != self._shown_takes:  # not on every edit: the user's pick stays
+            self._shown_takes = shown
+            self.line_takes_shown.emit(list(takes), line.take)
         reads = self._reads(line)
         self.readsLabel.setText(f"The model reads: {reads}" if reads != line.text else "")
         self.readsLabel.setVisible(reads != line.text)

@@ -56,6 +56,7 @@ RELOAD_KEYS = frozenset({
     "cache/disk", "cache/disk_items", "cache/memory_items", "asr/model",
 })
 RELOAD_DELAY_MS = 400
+COMBO_MIN_WIDTH = 180  # a settings combo narrower than its longest item cuts it
 BACKEND_LABELS = {"local": "This computer", "remote": "A speech server (remote)"}
 DIALECT_LABELS = {"auto": "Detect", "vllm-omni": "vLLM-Omni",
                   "omnivoice-server": "omnivoice-server",
@@ -63,7 +64,7 @@ DIALECT_LABELS = {"auto": "Detect", "vllm-omni": "vLLM-Omni",
 DEVICE_LABELS = {"auto": "Auto (GPU when there is one)", "cpu": "CPU", "cuda": "CUDA GPU",
                  "mps": "Apple GPU (MPS)"}
 PRECISION_LABELS = {"auto": "Auto (bf16 on GPU and native-bf16 CPUs)", "fp32": "fp32 (full)",
-                    "bf16": "bf16", "fp16": "fp16"}
+                    "bf16": "bf16", "fp16": "fp16", "int8": "int8 (CPU: int8 projections)"}
 
 
 class SettingsView(QWidget):
@@ -203,7 +204,10 @@ class SettingsView(QWidget):
         for value, label in items.items():
             combo.addItem(label, value)
         combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        combo.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        # As wide as its longest item where there is room; narrower (the item cut, whole in
+        # the list) rather than wrap its row under the label where there is not.
+        combo.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        combo.setMinimumWidth(min(combo.sizeHint().width(), COMBO_MIN_WIDTH))
         return combo
 
     def _model_section(self) -> QWidget:
@@ -225,13 +229,15 @@ class SettingsView(QWidget):
             "(shows the license first)")
         self.downloadButton.clicked.connect(self.start_download)
         self.sourceEdit.textChanged.connect(lambda _t: self._refresh_download_button())
+        # The path on a line of its own, the buttons under it: beside them, at 1024 px, a
+        # path showed only its last letters.
         sourceRow = QWidget()
         row = QHBoxLayout(sourceRow)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
-        row.addWidget(self.sourceEdit, 1)
         row.addWidget(self.browseButton)
         row.addWidget(self.downloadButton)
+        row.addStretch(1)
         self.downloadProgress = QProgressBar()
         self.downloadProgress.setObjectName("downloadProgress")
         self.downloadProgress.setAccessibleName("Download progress")
@@ -245,6 +251,7 @@ class SettingsView(QWidget):
         column = QVBoxLayout(sourceBox)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(4)
+        column.addWidget(self.sourceEdit)
         column.addWidget(sourceRow)
         column.addWidget(self.downloadProgress)
         column.addWidget(self.downloadMessage)
@@ -432,8 +439,10 @@ class SettingsView(QWidget):
 
     def set_model_ready(self, ready: bool) -> None:
         """Whether a model is loaded and working: changing Device or Precision then asks
-        first, since it unloads that model."""
+        first, since it unloads that model; a download error is stale once one works."""
         self._model_ready = ready
+        if ready and self.downloadMessage.is_error() and not self.is_downloading():
+            self.downloadMessage.clear_message()
 
     def _write_model(self, key: str, value) -> None:
         if self._loading or self.is_locked(key):

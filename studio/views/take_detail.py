@@ -8,7 +8,7 @@ pane free of the take list's state, so it renders from one ``show_take`` call.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -141,9 +141,10 @@ class TakeDetail(QFrame):
         self.deleteButton = action("deleteButton", "Delete",
                                    "Delete the selected takes (Delete; Ctrl+Z brings them back)")
         self.useAsVoiceButton = action(
-            "useAsVoiceButton", "Use as voice",
-            "Make this take's audio and text the Clone reference, ready to save as a voice: "
-            "how a designed voice is kept the same from line to line")
+            "useAsVoiceButton", "Save as voice…",
+            "Open Clone with this take's audio and text as the clip, named and ready: "
+            "Save as voice there keeps it, how a designed voice stays the same from line "
+            "to line")
 
         top = QHBoxLayout()
         top.setSpacing(4)
@@ -168,10 +169,33 @@ class TakeDetail(QFrame):
         column.addLayout(top)
         column.addWidget(self.waveform)
         column.addLayout(transport)
-        column.addWidget(self.infoLabel)
-        column.addWidget(self.suspectLabel)
+        column.addWidget(self._details())
         column.addWidget(self.notesEdit)
         column.addLayout(grid)
+
+    def _details(self) -> QWidget:
+        """How the take was made (two lines) and what is suspect in it (one), in a box
+        of fixed height: the title row above stays put from take to take; a longer text is
+        cut, whole in the tooltip."""
+        box = QWidget()
+        box.setObjectName("takeDetails")
+        rows = QVBoxLayout(box)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.setSpacing(2)
+        # The suspects take one line: the list's badges name them too (a short window
+        # needs the room for the list).
+        for label, lines in ((self.infoLabel, 2), (self.suspectLabel, 1)):
+            label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+            label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 2)
+            rows.addWidget(label)
+        self.suspectLabel.setWordWrap(False)  # no half-shown second line
+        policy = self.suspectLabel.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)  # a long one is cut, not widening
+        policy.setRetainSizeWhenHidden(True)  # no suspects: its room stays
+        self.suspectLabel.setSizePolicy(policy)
+        rows.addStretch(1)
+        box.setFixedHeight(self.infoLabel.height() + self.suspectLabel.height() + 2)
+        return box
 
     def _connect(self) -> None:
         self.waveform.seek_requested.connect(self.seek_requested)
@@ -213,10 +237,7 @@ class TakeDetail(QFrame):
                 f"{mode_label(take)} · {place + ' · ' if place else ''}{voice_text(take)}"
                 f" · {row.details} · {rendered_on(take)}")
             self.infoLabel.setToolTip(f"{row.variation_tip}\n\n{row.tooltip}")
-            if take.suspects:
-                self.suspectLabel.show_message(" ".join(suspect_tip(c) for c in take.suspects))
-            else:
-                self.suspectLabel.clear_message()
+            self.show_problem(" ".join(suspect_tip(c) for c in take.suspects))
         starred = take is not None and take.starred
         self.starButton.setChecked(starred)
         self.starButton.setText(STAR_ON if starred else STAR_OFF)
@@ -260,8 +281,10 @@ class TakeDetail(QFrame):
                 self.waveform.set_position(position)
 
     def show_problem(self, text: str) -> None:
-        """A sentence about the take that cannot wait (e.g. its audio cannot be read)."""
+        """A sentence about the take that cannot wait (e.g. its audio cannot be read); its
+        one line may cut it: whole in the tooltip. Empty: none."""
         self.suspectLabel.show_message(text)
+        self.suspectLabel.setToolTip(text)
 
     # ------------------------------------------------------------------ playback
     def show_play_state(self, playing: bool, blocked: str | None) -> None:

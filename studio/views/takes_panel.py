@@ -65,7 +65,8 @@ from studio.worker.snapshot import unsaved_take
 SEARCH_DELAY_MS = 200
 AUDIO_CACHE = 8  # decoded takes kept for the waveform and quick replay
 ALL_VOICES = "All voices"
-EMPTY_HINT = "Takes you render appear here. Select one and press Space to play it."
+EMPTY_HINT = ("No takes yet: type what to say in Clone or Design and press Generate. "
+              "Each take appears here; select one and press Space to play it.")
 NO_MATCH_HINT = "No take matches the search or filters."
 
 
@@ -128,7 +129,7 @@ class TakesPanel(QWidget):
 
         self.searchEdit = QLineEdit()
         self.searchEdit.setObjectName("takesSearch")
-        self.searchEdit.setPlaceholderText("Search text, names and notes")
+        self.searchEdit.setPlaceholderText("Search takes")  # the tooltip says what it reads
         self.searchEdit.setClearButtonEnabled(True)
         self.searchEdit.setAccessibleName("Search takes")
         self.searchEdit.setToolTip("Shows the takes whose text, name or notes contain every word")
@@ -137,7 +138,7 @@ class TakesPanel(QWidget):
         self.voiceCombo.setAccessibleName("Voice filter")
         self.voiceCombo.setToolTip("Show only the takes of one voice")
         self.voiceCombo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.voiceCombo.setMinimumContentsLength(8)
+        self.voiceCombo.setMinimumContentsLength(5)  # gives way to the project filter
         self.voiceCombo.addItem(ALL_VOICES, None)
         self.projectCombo = ProjectFilter()
         self.starredButton = QToolButton()
@@ -180,17 +181,22 @@ class TakesPanel(QWidget):
         header.addWidget(self.title)
         header.addStretch(1)
         header.addWidget(self.countLabel)
+        # Starred beside the search, so the two filter combos share a row of their own:
+        # three in one row cut "Clone & Design" in a panel beside a 1024 px window.
+        search = QHBoxLayout()
+        search.setSpacing(6)
+        search.addWidget(self.searchEdit, 1)
+        search.addWidget(self.starredButton)
         filters = QHBoxLayout()
         filters.setSpacing(6)
         filters.addWidget(self.projectCombo, 1)
         filters.addWidget(self.voiceCombo, 1)
-        filters.addWidget(self.starredButton)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 18, 12, 12)
         layout.setSpacing(8)
         layout.addLayout(header)
-        layout.addWidget(self.searchEdit)
+        layout.addLayout(search)
         layout.addLayout(filters)
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.undoBar)
@@ -331,12 +337,19 @@ class TakesPanel(QWidget):
                         or self.starredButton.isChecked())
         text = f"{count} take{'s' if count != 1 else ''}" if count or filtered else ""
         self.countLabel.setText(f"{text} shown" if filtered else text)
-        hint = NO_MATCH_HINT if filtered else EMPTY_HINT
+        # A filter on before the first take matches nothing for want of takes, not of a match.
+        hint = NO_MATCH_HINT if filtered and (count or self._has_takes()) else EMPTY_HINT
         project = self.projectCombo.key()
         if project and not count and not self.searchEdit.text().strip():
             hint = f"The takes of {project_name(project)}'s lines appear here as they render."
         self.empty.setText(f"{hint}\n\n{self._open_error}" if self._open_error else hint)
         self.stack.setCurrentWidget(self.list if count else self.empty)
+
+    def _has_takes(self) -> bool:
+        try:
+            return bool(self.shelf().list())
+        except Exception:  # an unreadable library: the open error below says so
+            return True
 
     def commit_notes(self) -> None:
         """Send the notes being typed now (the studio is closing)."""

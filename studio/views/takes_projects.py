@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QComboBox, QSizePolicy, QStyle, QStyleOptionComboBox, QWidget
 
 from studio.library.takes import NO_PROJECT
 
@@ -30,8 +30,11 @@ class ProjectFilter(QComboBox):
         self.setAccessibleName("Project filter")
         self.currentIndexChanged.connect(lambda _i: self.setToolTip(
             f"Showing: {self.currentText()}\n{FILTER_TIP}"))  # the whole name, where it is cut
+        # As wide as its fixed items measure in this font (an average-character count cut
+        # "Clone & Design"); a long script name is elided, its whole name in the tooltip.
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.setMinimumContentsLength(13)  # "Clone & Design" whole
+        # In a narrow takes panel the voice filter beside it gives way, not this one.
+        self.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
         self.chosen = False
         self.activated.connect(lambda _i: setattr(self, "chosen", True))
         self._fill([])
@@ -39,6 +42,18 @@ class ProjectFilter(QComboBox):
 
     def key(self) -> str | None:
         return self.currentData()
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        text = max(self.fontMetrics().horizontalAdvance(t) for t in (ALL_TAKES, CLONE_AND_DESIGN))
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        whole = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option,
+                                              QSize(text, hint.height()), self)
+        return QSize(max(hint.width(), whole.width()), hint.height())
+
+    def sizeHint(self) -> QSize:
+        return self.minimumSizeHint().expandedTo(super().sizeHint())
 
     def projects(self) -> list[str]:
         return [self.itemData(i) for i in range(2, self.count())]

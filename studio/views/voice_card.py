@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QToolTip
 
 from studio.views.voices_model import VoiceRole, read_clip, when
 
 PAD = 10
 WAVE_WIDTH = 100
+
+
+MIN_CARD_WIDTH = 160
 
 
 def card_lines(entry) -> tuple[str, str, str]:
@@ -31,10 +34,24 @@ def card_lines(entry) -> tuple[str, str, str]:
     return voice.name, about or "no tags", f"{length} · {use}"
 
 
+def card_tooltip(entry) -> str:
+    """The card's lines whole (a narrow card cuts them), then what the clip says."""
+    return "\n".join((*card_lines(entry), "", entry.voice.transcript)).strip()
+
+
 class VoiceCardDelegate(QStyledItemDelegate):
+    def helpEvent(self, event, view, option, index) -> bool:
+        entry = index.data(VoiceRole) if index.isValid() else None
+        if entry is None or event.type() != event.Type.ToolTip:
+            return super().helpEvent(event, view, option, index)
+        QToolTip.showText(event.globalPos(), card_tooltip(entry), view)
+        return True
+
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         line = option.fontMetrics.lineSpacing()
-        return QSize(320, 3 * line + 2 * PAD + 6)
+        # As wide as the list gives it (the list sets no horizontal scrolling): a wider
+        # hint cut the card under a scroll bar in a narrow window; its lines elide.
+        return QSize(MIN_CARD_WIDTH, 3 * line + 2 * PAD + 6)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         entry = index.data(VoiceRole)

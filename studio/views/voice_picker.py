@@ -54,14 +54,16 @@ class VoicePicker(ReadsVoices, QWidget):
         completer = self.voiceCombo.completer()
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
-        self.voiceCombo.setMinimumContentsLength(18)
+        self.voiceCombo.setMinimumContentsLength(14)  # beside the name field at 1024 px
         self.voiceCombo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
 
         self.nameEdit = QLineEdit()
         self.nameEdit.setObjectName("voiceNameEdit")
         self.nameEdit.setAccessibleName("New voice name")
-        self.nameEdit.setPlaceholderText("Name for this clip")
+        self.nameEdit.setPlaceholderText("New voice name")
+        self.nameEdit.setMinimumWidth(  # the placeholder whole, never "New voi…"
+            self.nameEdit.fontMetrics().horizontalAdvance(self.nameEdit.placeholderText()) + 16)
         self.nameEdit.setToolTip("Save the clip and its transcript below as a voice under this name")
         self.saveButton = QPushButton("Save as voice")
         self.saveButton.setObjectName("saveVoiceButton")

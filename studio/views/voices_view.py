@@ -149,6 +149,8 @@ class VoicesView(ReadsVoices, QWidget):
         self.list.setModel(self.model)
         self.list.setItemDelegate(VoiceCardDelegate(self.list))
         self.list.setUniformItemSizes(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)  # cards follow the list's width
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setDragEnabled(True)
         self.list.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)

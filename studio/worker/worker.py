@@ -239,13 +239,11 @@ class InferenceWorker(QObject):
             self.model_loaded.emit(self._model_info())
 
     def _model_info(self) -> ModelInfo:
-        from studio.engine.engine import precision_name
-
         engine = self.engine
         return ModelInfo(
             source=self._request.source,
             device=str(engine.device),
-            precision=precision_name(engine.dtype),
+            precision=engine.precision,
             sample_rate=engine.sample_rate,
             precision_reason=getattr(engine, "precision_reason", ""),
         )
@@ -265,7 +263,6 @@ class InferenceWorker(QObject):
 
     @Slot(int, object, object)
     def render(self, job: int, request: RenderRequest, cancel: threading.Event) -> None:
-        from studio.engine.engine import precision_name
         from studio.service.voices import synthesis_items
 
         if not self._here(job, request, cancel, self._render_remote):
@@ -301,7 +298,7 @@ class InferenceWorker(QObject):
             return
         self._finish(job, request, renders, started, sha, voice, warnings, RenderResult(
             request=request, takes=(), seconds=0.0, prompt_source=source,
-            device=str(self.engine.device), precision=precision_name(self.engine.dtype),
+            device=str(self.engine.device), precision=self.engine.precision,
             accel_requested=self.accel.requested, accel_active=self.accel.active,
             fallback_reason=self.accel.reason,
             first_audio_seconds=first_audio[0] if first_audio else None))
@@ -616,11 +613,9 @@ class InferenceWorker(QObject):
         """Save the takes (and their ASR check) before ``finished``; never fails the render.
         ``run``: how they were rendered (None: by this worker's engine)."""
         if run is None:
-            from studio.engine.engine import precision_name
-
             audio_seconds = sum(r.audio.shape[-1] / r.sample_rate for r in renders)
             run = take_run(self._request.source, str(self.engine.device),
-                           precision_name(self.engine.dtype), self.accel, seconds,
+                           self.engine.precision, self.accel, seconds,
                            audio_seconds)
         cers = [None] * len(renders)
         if self.asr_check:

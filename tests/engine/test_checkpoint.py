@@ -7,6 +7,7 @@ import logging
 import shutil
 
 import pytest
+import torch
 
 from studio.engine.checkpoint import inspect_checkpoint, load_text_tokenizer, resolve_checkpoint
 from studio.engine.engine import Engine
@@ -148,3 +149,20 @@ def test_a_repo_that_is_not_downloaded_says_how_to_get_it(tmp_path, monkeypatch)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     with pytest.raises(UserError, match="omnivoice-desktop download k2-fsa/OmniVoice"):
         resolve_checkpoint("k2-fsa/OmniVoice")
+
+
+def test_weights_are_read_without_a_map_and_cast_as_read(tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    from studio.engine.checkpoint import _read_weights
+
+    state = {"a": torch.randn(3, 5), "b": torch.arange(4), "c": torch.randn(2).to(torch.float16),
+             "flag": torch.tensor([True, False]), "empty": torch.zeros(0, 7)}
+    save_file(state, str(tmp_path / "w.safetensors"))
+    read = _read_weights(tmp_path / "w.safetensors", "fix", torch.bfloat16)
+    want = load_file(str(tmp_path / "w.safetensors"))
+    assert set(read) == set(want)
+    for key, tensor in want.items():
+        expected = tensor.to(torch.bfloat16) if tensor.is_floating_point() else tensor
+        assert read[key].dtype == expected.dtype and torch.equal(read[key], expected), key
+    assert torch.equal(_read_weights(tmp_path / "w.safetensors", "fix")["a"], state["a"])

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import GenerationOptions
 from studio.errors import UserError
-from studio.scripts.parse import parse_subtitles, parse_text
+from studio.scripts.parse import Line, Script, parse_subtitles, parse_text
 from studio.scripts.render import CUE_FRAME_S, VoiceSpec, mix_lines, render_script, srt_text
 
 FAST = GenerationOptions(decode=DecodeOptions(num_step=3))
@@ -180,9 +180,13 @@ def test_a_timeline_longer_than_a_mix_may_be_is_one_sentence_before_any_render()
     with days of silence: the timeline is bounded before anything renders or is written."""
     from studio.scripts.render import MAX_MIX_HOURS
 
-    far = parse_subtitles("1\n00:00:01,000 --> 00:00:02,000\nA: Hi.\n\n"
-                          f"2\n{MAX_MIX_HOURS + 1}:00:00,000 --> {MAX_MIX_HOURS + 1}:00:01,000\n"
-                          "A: Bye.\n")
+    cues = ("1\n00:00:01,000 --> 00:00:02,000\nA: Hi.\n\n"
+            f"2\n{MAX_MIX_HOURS + 1}:00:00,000 --> {MAX_MIX_HOURS + 1}:00:01,000\nA: Bye.\n")
+    with pytest.raises(UserError, match="at most a day"):  # subtitles: refused as parsed
+        parse_subtitles(cues)
+    # Pauses can make any script that long: the render checks the timeline itself.
+    far = Script([Line("A", "Hi.", pause_after=(MAX_MIX_HOURS + 1) * 3600.0),
+                  Line("A", "Bye.")])
 
     class NoEngine:  # a render would be a failure of the check
         def __getattr__(self, name):

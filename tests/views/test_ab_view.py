@@ -8,6 +8,7 @@ import random
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 from studio_fakes import PLAYABLE, SILENT, FakePlayer
 from take_fixtures import add, voice
 
@@ -166,6 +167,20 @@ def test_the_panel_opens_the_comparison_for_two_selected_takes(qtbot, player, co
     assert player.state() == "playing"
     dialog.close()  # closing pauses its playback
     assert player.state() == "paused"
+
+
+def test_the_comparison_window_has_a_close_button(qtbot, player, controller, reader, pair):
+    """Issue 25: the window could only be closed from its title bar or with Esc."""
+    panel = TakesPanel(player, controller=controller, library=reader, audio_status=PLAYABLE)
+    qtbot.addWidget(panel)
+    panel.select_ids([t.id for t in pair])
+    panel.compare()
+    dialog = panel.findChild(ABDialog)
+    close = dialog.findChild(QPushButton, "abCloseButton")
+    assert close is not None and close.isVisible() and close.text() == "Close"
+    dialog.view.toggle()
+    close.click()
+    assert not dialog.isVisible() and player.state() == "paused"
 
 
 def test_compare_can_be_opened_again_after_closing(qtbot, player, controller, reader, pair):

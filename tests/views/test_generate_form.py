@@ -265,3 +265,18 @@ def test_messages_show_inline(form):
     assert form.message.is_error()
     form.set_busy(True)  # a new render clears an old complaint
     assert form.message_text() == ""
+
+
+def test_done_goes_after_a_few_seconds_or_at_the_next_edit(qtbot, form):
+    """Issue 25: a blue "Done" bar stayed under Clone for minutes."""
+    form.set_model_state("Ready", "")
+    form.set_busy(True)
+    form.set_busy(False)
+    form.finish_progress()
+    assert form.progress_text() == "Done" and form.doneTimer.isActive()
+    assert form.doneTimer.interval() <= 6000
+    form.set_text("The next line.")  # an edit: the bar is the model's state again
+    assert form.progress_text() == "Ready" and form.progressBar.value() == 0
+    form.doneTimer.setInterval(50)
+    form.finish_progress()
+    qtbot.waitUntil(lambda: form.progress_text() == "Ready", timeout=2000)

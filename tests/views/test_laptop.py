@@ -273,7 +273,7 @@ def test_device_and_precision_offer_what_this_machine_has(qtbot, tmp_path):
     view = settings_view(qtbot, tmp_path)
     view.set_availability(NO_GPU)
     assert enabled_items(view.deviceCombo) == ["auto", "cpu"]
-    assert enabled_items(view.precisionCombo) == ["auto", "fp32", "bf16"]
+    assert enabled_items(view.precisionCombo) == ["auto", "fp32", "bf16", "int8"]
     cuda = view.deviceCombo.findData("cuda")
     assert "no CUDA GPU" in view.deviceCombo.itemData(cuda, Qt.ItemDataRole.ToolTipRole)
     assert "only on Macs" in view.deviceAvailability.text()

@@ -66,7 +66,7 @@ def test_an_imported_dialogue_is_a_project_with_its_speakers_and_pauses(view, tm
         view.project.lines()[0].pause_after, "the blank line is a paragraph pause"
     assert view.exportEdit.text() == str(tmp_path / "breakfast.wav")
     assert not view.renderStaleButton.isEnabled() or view.renderStaleButton.text() == \
-        "Render 4 new or changed lines"
+        "Render 4 changed"
 
 
 def test_the_keyboard_adds_edits_assigns_moves_deletes_and_undoes(qtbot, view):
@@ -180,7 +180,7 @@ def test_lines_show_their_progress_and_take_their_takes(qtbot, view, writer):
     view.project.set_line(view.project.lines()[1].id, text="Morning! Did you sleep?")
     view._refresh()
     assert statuses(view)[1] == "changed"
-    assert view.renderStaleButton.text() == "Render 1 new or changed line"
+    assert view.renderStaleButton.text() == "Render 1 changed"
 
 
 def test_a_new_seed_adds_a_take_to_pick_and_compare(qtbot, view, writer):

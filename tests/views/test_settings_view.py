@@ -266,6 +266,20 @@ def test_offline_download_failure_is_one_sentence_inline(qtbot, settings):
     assert view.downloadButton.isEnabled()
 
 
+def test_a_download_error_goes_once_a_model_is_ready(qtbot, settings):
+    """Issue 25: the red error stayed after a model folder was chosen and loaded."""
+    def offline(repo: str, **_) -> Path:
+        raise UserError("Cannot download k2-fsa/OmniVoice: offline.")
+
+    view = make_view(qtbot, settings, confirm=lambda parent, repo: True, downloader=offline)
+    view.start_download()
+    qtbot.waitUntil(lambda: view.downloadMessage.isVisibleTo(view), timeout=5000)
+    view.set_model_ready(False)  # still loading: the error stays
+    assert view.downloadMessage.isVisibleTo(view)
+    view.set_model_ready(True)
+    assert not view.downloadMessage.isVisibleTo(view) and not view.downloadMessage.is_error()
+
+
 def test_unexpected_download_failure_points_at_the_log(qtbot, settings):
     def broken(repo: str, **_) -> Path:
         raise RuntimeError("boom")
@@ -307,3 +321,23 @@ def test_a_mistyped_override_is_ignored_and_said(qtbot, tmp_path):
     note = view._notes["model/device"]
     assert note.isVisibleTo(view) and note.text() == settings.problem("model/device")
     assert not view.precisionCombo.isEnabled()  # BF16 is a real override
+
+
+def test_model_rows_fit_the_narrowest_view(qtbot, settings):
+    """Issue 25: at 1024x640 the Model path showed only "w-model" and Precision went under
+    its label, unlike every other row."""
+    from PySide6.QtWidgets import QLabel
+
+    from studio.views.main_window import VIEW_MIN_WIDTH
+
+    view = make_view(qtbot, settings)
+    view.resize(VIEW_MIN_WIDTH, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.wait(50)
+    assert view.sourceEdit.width() >= view.sourceEdit.fontMetrics().horizontalAdvance("x" * 28)
+    for combo in (view.deviceCombo, view.precisionCombo):
+        label = next(w for w in view.findChildren(QLabel) if w.buddy() is combo)
+        top = combo.mapTo(view, combo.rect().topLeft())
+        beside = label.mapTo(view, label.rect().topRight())
+        assert top.x() > beside.x() and abs(top.y() - beside.y()) < combo.height(), label.text()

@@ -394,3 +394,55 @@ def test_takes_the_library_could_not_save_stay_listed_for_the_session(qtbot, pla
     assert panel.model.rowCount() == 0
     panel.undo_delete()
     assert panel.model.rowCount() == 2, "undo brings unsaved takes back too"
+
+
+def test_before_the_first_take_the_list_says_how_to_make_one(qtbot, writer, make_panel):
+    """Issue 25: a first launch said "No take matches the search or filters." with no take
+    anywhere (the Clone & Design filter is on by default) and the filter read "Clone & Desigr"."""
+    from studio.views.takes_projects import CLONE_AND_DESIGN
+
+    panel = make_panel()
+    panel.resize(panel.minimumSizeHint().width(), 760)  # as narrow as it goes
+    panel.follow_project(None, script_view=False)  # Clone's view: the Clone & Design filter
+    panel.show()
+    assert panel.projectCombo.currentText() == CLONE_AND_DESIGN
+    assert panel.stack.currentWidget() is panel.empty
+    assert "No take matches" not in panel.empty.text()
+    assert "Generate" in panel.empty.text()
+    combo = panel.projectCombo
+    text_room = combo.style().subControlRect(
+        combo.style().ComplexControl.CC_ComboBox, _combo_option(combo),
+        combo.style().SubControl.SC_ComboBoxEditField, combo).width()
+    assert combo.fontMetrics().horizontalAdvance(CLONE_AND_DESIGN) <= text_room, "cut"
+    add(writer, "A first take.", seed=1)
+    panel.searchEdit.setText("nothing like this")
+    panel.refresh()
+    assert "No take matches" in panel.empty.text()
+
+
+def _combo_option(combo):
+    from PySide6.QtWidgets import QStyleOptionComboBox
+
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    option.rect = combo.rect()
+    return option
+
+
+def test_the_title_row_stays_put_whatever_the_details_say(qtbot, writer, make_panel):
+    """Issue 25: Rename and the star moved with the amount of text above the buttons."""
+    plain = add(writer, "Short.")
+    loud = add(writer, "A long line whose details run on. " * 4,
+               suspects=("near-silent", "clipped"))
+    panel = make_panel()
+    panel.show()
+    places = []
+    for take in (plain, loud, plain):
+        panel.select_ids([take.id])
+        qtbot.wait(20)  # the layout settles
+        places.append((panel.detail.renameButton.mapTo(panel, panel.rect().topLeft()),
+                       panel.starButton.mapTo(panel, panel.rect().topLeft())))
+    assert places[0] == places[1] == places[2]
+    assert panel.suspectLabel.text() == ""  # the plain take's: none
+    panel.select_ids([loud.id])
+    assert "Near-silent" in panel.suspectLabel.toolTip()  # cut text is whole in the tooltip

@@ -231,13 +231,16 @@ def test_use_as_voice_makes_a_designed_take_the_clone_reference(window, writer):
                audio=make_voice(seconds=2.0))
     window.takesPanel.refresh()
     window.takesPanel.select_ids([take.id])
-    window.takesPanel.detail.useAsVoiceButton.click()
+    button = window.takesPanel.detail.useAsVoiceButton
+    assert button.text() == "Save as voice…"  # issue 25: it only filled the form in, not saved
+    button.click()
     assert window.current_view() == "clone"
     clone = window.cloneView
     assert clone.reference.reference() == take.audio_path
     assert clone.reference.transcript() == "A line I liked."
     assert clone.voices.nameEdit.text() == "female, low pitch"
     assert clone.voices.saveButton.isEnabled()  # one click saves the voice
+    assert clone.voices.saveButton.hasFocus() or window.focusWidget() is clone.voices.saveButton
     clone.voices.saveButton.click()
     [(_, _job, request)] = window._controller.named("save_voice")
     assert (request.clip, request.transcript) == (take.audio_path, "A line I liked.")

@@ -107,7 +107,10 @@ def test_a_saved_voice_is_listed_and_picked(qtbot, view, voice_writer, tmp_path)
     voice = voice_writer.create("Mine", clip, make_prompt(text="My words."))  # what the worker does
     view.voice_saved(voice.id)
     assert view.voices.voiceCombo.currentText() == "Mine" and view.voices.nameEdit.text() == ""
-    assert "Saved the voice 'Mine'" in view.form.message_text()
+    # Issue 25: said above Generate, it shrank the page and cut the Quality row in half;
+    # it is said under the Voice row it is about.
+    assert "Saved the voice 'Mine'" in view.voiceMessage.text()
+    assert view.voiceMessage.isVisibleTo(view) and view.form.message_text() == ""
     assert generate(qtbot, view).voice_id == voice.id
 
 
@@ -125,7 +128,7 @@ def test_the_window_sends_saves_to_the_worker_and_shows_a_refusal(qtbot, tmp_pat
     assert request.name == "Mine" and not clone.voices.saveButton.isEnabled()  # while it saves
     sentence = "A voice named 'Mine' already exists; choose another name."
     controller.worker.failed.emit(job, sentence)
-    assert clone.form.message_text() == sentence
+    assert clone.voiceMessage.text() == sentence and clone.voiceMessage.is_error()
     assert clone.voices.saveButton.isEnabled()  # try another name
     window.cloneView.voices.close_library()
 
@@ -156,3 +159,54 @@ def test_choose_a_file_opens_the_file_dialog(qtbot, view, monkeypatch):
     view.voices.browse_requested.connect(view.reference.browse)
     pick(view, CHOOSE_FILE)
     assert opened == [True] and view.voices.voiceCombo.currentText() == OWN_CLIP
+
+
+def test_a_picked_voice_is_picked_again_after_a_restart(qtbot, view, saved, tmp_path):
+    """Issue 25: a relaunch showed the own clip, the voice's file name and labelled takes 'clip'."""
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    view.voices.refresh()
+    pick(view, "Zoe")
+    view.save_state(settings)
+
+    again = CloneView(FakePlayer(), audio_status=PLAYABLE)
+    qtbot.addWidget(again)
+    again.restore_state(settings)
+    try:
+        assert again.voices.voiceCombo.currentText() == "Zoe"
+        assert again.reference.refPathEdit.text() == "Saved voice: Zoe"
+        assert generate(qtbot, again).voice_id == saved["Zoe"].id
+    finally:
+        again.voices.close_library()
+
+
+def test_the_name_field_says_what_it_is_for_whole_at_the_narrowest_view(qtbot, view):
+    """Issue 25: at 1024x640 the placeholder read "Name for th…"."""
+    from studio.views.main_window import VIEW_MIN_WIDTH
+
+    view.resize(VIEW_MIN_WIDTH, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    edit = view.voices.nameEdit
+    room = edit.width() - 2 * edit.style().pixelMetric(edit.style().PixelMetric.PM_DefaultFrameWidth) - 8
+    assert edit.fontMetrics().horizontalAdvance(edit.placeholderText()) <= room
+
+
+def test_the_window_picks_the_voice_again_at_its_next_start(qtbot, saved, tmp_path):
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    windows = []
+    for _ in range(2):
+        window = MainWindow(settings, FakeController(), FakePlayer(), audio_status=PLAYABLE,
+                            accel_probe=lambda: {})
+        qtbot.addWidget(window)
+        windows.append(window)
+        if len(windows) == 1:
+            window.cloneView.voices.refresh()
+            pick(window.cloneView, "adam")
+            window.save_state()
+    clone = windows[1].cloneView
+    try:
+        assert clone.voices.voiceCombo.currentText() == "adam"
+        assert clone.reference.refPathEdit.text() == "Saved voice: adam"
+    finally:
+        for window in windows:
+            window.cloneView.voices.close_library()

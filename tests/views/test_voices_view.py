@@ -215,3 +215,26 @@ def test_notes_typed_just_before_quitting_are_sent(saved, window):
     voices.notesField.setPlainText("Typed a moment ago")
     window.shutdown()
     assert ("update_voice", saved["Zoe"].id, {"notes": "Typed a moment ago"}) in controller.calls
+
+
+def test_cards_fit_the_list_at_the_narrowest_view(qtbot, view, saved):
+    """Issue 25: at 1024x640 a card was cut by a horizontal scroll bar."""
+    from studio.views.main_window import VIEW_MIN_WIDTH
+
+    view.refresh()
+    view.resize(VIEW_MIN_WIDTH, 600)
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.wait(50)
+    assert view.list.isVisible() and view.model.rowCount()
+    assert not view.list.horizontalScrollBar().isVisible()
+    card = view.list.visualRect(view.model.index(0, 0))
+    assert card.right() <= view.list.viewport().width()
+    # What a narrow card cuts ("last today 0…") is whole in its tooltip, above the transcript.
+    from studio.views.voice_card import card_tooltip
+    from studio.views.voices_model import read_clip
+
+    entry = view.model.entry(0)
+    read_clip(entry)
+    tip = card_tooltip(entry)
+    assert all(line in tip for line in card_lines(entry)) and entry.voice.transcript in tip
