@@ -4,10 +4,19 @@ and a script or project dropped or pasted on the view opens."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QMimeData, Qt, QUrl
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QFileDialog
 
 from studio.views.script_view import ScriptView
+
+
+@pytest.fixture(autouse=True)
+def _clipboard_emptied():
+    """The clipboard owns the mime data a test gives it: emptied before the application
+    goes, or both free it at exit (a segfault after the last test)."""
+    yield
+    QApplication.clipboard().clear()
 
 
 def make_view(qtbot, reader, player):
