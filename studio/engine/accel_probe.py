@@ -103,5 +103,5 @@ def hardware(torch: Any = None, system: str | None = None, platform: Any = None)
         "device:cuda": (True, None) if cuda else (False, "no CUDA GPU on this machine"),
         "device:mps": (True, None) if mps else (False, no_mps),
         "precision:fp16": (True, None) if cuda or mps else
-        (False, "fp16 needs a GPU; on the CPU use fp32 or bf16"),
+        (False, "fp16 needs a GPU; on the CPU use fp32, bf16 or int8"),
     }

@@ -36,7 +36,7 @@ LAPTOPS = [QRect(0, 0, 1366, 768), QRect(0, 0, 1024, 640), QRect(0, 32, 1366, 70
 NO_GPU = {**CPU_ONLY,
           "device:cuda": (False, "no CUDA GPU on this machine"),
           "device:mps": (False, "Apple GPUs (MPS) are only on Macs"),
-          "precision:fp16": (False, "fp16 needs a GPU; on the CPU use fp32 or bf16")}
+          "precision:fp16": (False, "fp16 needs a GPU; on the CPU use fp32, bf16 or int8")}
 
 
 def wheel(widget: QWidget, notches: int = -3) -> None:
