@@ -95,7 +95,6 @@ class TakesPanel(QWidget):
         self._audio: OrderedDict[str, tuple[np.ndarray, int]] = OrderedDict()
         self.session = SessionTakes()  # takes the library could not keep, until closing
         self.undoStack = UndoStack(self)  # the window's, once it has one
-        self._bar_index = -1  # the undo stack's index when the undo bar was shown
         self._restored: tuple[str, ...] = ()  # undeleted takes to select once listed
         self._stale = False  # a reload waits for the name editor to close
         self._export_choice: tuple[str | None, str | None] = (None, None)  # this session's
@@ -247,7 +246,7 @@ class TakesPanel(QWidget):
         self.detail.delete_clicked.connect(self.delete_selected)
         self.undoBar.undo_clicked.connect(self.undo_delete)
         self.undoShortcut.activated.connect(self.undo_delete)
-        self.undoStack.indexChanged.connect(self._undo_moved)
+        self.undoBar.follow(self.undoStack)
 
     # ------------------------------------------------------------------ library
     def library(self):
@@ -565,8 +564,7 @@ class TakesPanel(QWidget):
         what = "1 take" if len(ids) == 1 else f"{len(ids)} takes"
         push_edit(self.undoStack, f"Delete {what}", lambda: self._delete_ids(ids),
                   lambda: self._undelete_ids(ids))
-        self.undoBar.show_message(f"Deleted {what}.")
-        self._bar_index = self.undoStack.index()
+        self.undoBar.show_edit(f"Deleted {what}.")
         self.select_ids([nxt.id] if nxt else [])
         self.list.setFocus(Qt.FocusReason.OtherFocusReason)
 
@@ -595,14 +593,8 @@ class TakesPanel(QWidget):
 
     def set_undo_stack(self, stack: UndoStack) -> None:
         """Record deletions on the window's stack (Edit ▸ Undo), not the panel's own."""
-        self.undoStack.indexChanged.disconnect(self._undo_moved)
         self.undoStack = stack
-        stack.indexChanged.connect(self._undo_moved)
-
-    def _undo_moved(self, index: int) -> None:
-        # The bar's Undo means "the last edit": once that changes, the bar is stale.
-        if index != self._bar_index:
-            self.undoBar.hide()
+        self.undoBar.follow(stack)
 
     # ------------------------------------------------------------------ intents out
     def rerender(self, vary: bool = False) -> None:

@@ -99,7 +99,6 @@ class VoicesView(ReadsVoices, QWidget):
         self._drag_dir: QTemporaryDir | None = None
         self.undoStack = UndoStack(self)  # the window's, once it has one
         self._last_folder: str | None = None  # where the user last imported or exported
-        self._bar_index = -1  # the undo stack's index when the undo bar was shown
         # Which scripts speak in a voice: {script name: [speakers]} (the window knows).
         self.scripts_using: Callable[[object], dict[str, list[str]]] = lambda _voice: {}
         self.confirm: Callable[[str, str], bool] = self._ask
@@ -286,7 +285,7 @@ class VoicesView(ReadsVoices, QWidget):
         self.importButton.clicked.connect(self._import)
         self.undoBar.undo_clicked.connect(self.undo_delete)
         self.undoShortcut.activated.connect(self.undo_delete)
-        self.undoStack.indexChanged.connect(self._undo_moved)
+        self.undoBar.follow(self.undoStack)
         if self._player is not None:
             self._player.state_changed.connect(lambda _s: self._refresh_buttons())
 
@@ -416,8 +415,7 @@ class VoicesView(ReadsVoices, QWidget):
         push_edit(self.undoStack, f"Delete the voice '{voice.name}'",
                   lambda: self.delete_requested.emit(voice_id),
                   lambda: self.undelete_requested.emit(voice_id))
-        self.undoBar.show_message(f"Deleted the voice '{voice.name}'.")
-        self._bar_index = self.undoStack.index()
+        self.undoBar.show_edit(f"Deleted the voice '{voice.name}'.")
 
     def undo_delete(self) -> None:
         """The undo bar's button (and Ctrl+Z when the view stands alone)."""
@@ -426,13 +424,8 @@ class VoicesView(ReadsVoices, QWidget):
 
     def set_undo_stack(self, stack: UndoStack) -> None:
         """Record deletions on the window's stack (Edit ▸ Undo), not the view's own."""
-        self.undoStack.indexChanged.disconnect(self._undo_moved)
         self.undoStack = stack
-        stack.indexChanged.connect(self._undo_moved)
-
-    def _undo_moved(self, index: int) -> None:
-        if index != self._bar_index:  # the bar's Undo no longer means this deletion
-            self.undoBar.hide()
+        self.undoBar.follow(stack)
 
     def _ask(self, title: str, text: str) -> bool:
         answer = QMessageBox.warning(

@@ -39,7 +39,25 @@ class UndoBar(QFrame):
         layout.addWidget(self.closeButton)
         self.undoButton.clicked.connect(self.undo_clicked)
         self.closeButton.clicked.connect(self.hide)
+        self._stack = None
+        self._index = -1  # the stack's index when the bar was shown: what Undo would undo
         self.hide()
+
+    def follow(self, stack) -> None:
+        """Hide once ``stack`` (a QUndoStack) moves past the edit the bar speaks of."""
+        if self._stack is not None:
+            self._stack.indexChanged.disconnect(self._moved)
+        self._stack = stack
+        stack.indexChanged.connect(self._moved)
+
+    def show_edit(self, text: str) -> None:
+        """Speak of the edit just pushed on the followed stack."""
+        self.show_message(text)
+        self._index = self._stack.index()
+
+    def _moved(self, index: int) -> None:
+        if index != self._index:  # the bar's Undo no longer means this edit
+            self.hide()
 
     def show_message(self, text: str) -> None:
         self.label.setText(text)
