@@ -75,6 +75,9 @@ def shoot(checkpoint: Path, out: Path, size: str) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) < 2 or argv[0] in ("-h", "--help"):
+        print(__doc__.strip().splitlines()[2].strip())
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
     checkpoint, out = Path(argv[0]), Path(argv[1])
     out.mkdir(parents=True, exist_ok=True)
     for size in argv[2:] or ["1024x640", "1366x768", "1920x1080"]:
