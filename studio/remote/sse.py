@@ -16,12 +16,14 @@ them); how much is read is the caller's bound (:mod:`studio.remote.answers`).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 MEDIA_TYPE = "text/event-stream"
 DELTA = "speech.audio.delta"
 DONE = "speech.audio.done"
 ERROR = "speech.audio.error"
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 class EventStreamError(ValueError):
@@ -53,34 +55,38 @@ class EventReader:
         start = len(self._held)
         self._held += piece
         end = max(self._held.rfind(b"\n", start), self._held.rfind(b"\r", start))
-        if end < 0:
+        if end < 0:  # only the new piece is searched: a long line costs no rescans
             return []
         if self._held[end:end + 1] == b"\r":  # its LF may be in the next piece
             end -= 1
-        complete = bytes(self._held[:end + 1])
-        del self._held[:end + 1]
-        events = []
-        for line in complete.splitlines():
-            event = self._line(line)
+        events, at = [], 0
+        for match in _LINE_END.finditer(self._held, 0, end + 1):
+            event = self._line(memoryview(self._held)[at:match.start()])
+            at = match.end()
             if event is not None:
                 events.append(event)
+        del self._held[:at]
         return events
 
     def close(self) -> list[Event]:
         """The events a lone CR ending the stream completes."""
         return self.feed(b"\n") if self._held.endswith(b"\r") else []
 
-    def _line(self, line: bytes) -> Event | None:
-        if not line:
-            return self._dispatch()
-        if line.startswith(b":"):  # a comment, often a keep-alive
-            return None
-        field, _, value = line.decode("utf-8", errors="replace").partition(":")
-        value = value[1:] if value.startswith(" ") else value
-        if field == "event":
-            self._name = value
-        elif field == "data":
-            self._data.append(value)
+    def _line(self, line: memoryview) -> Event | None:
+        """One line, read in place: an event's audio can be the whole take."""
+        with line:
+            if not line:
+                return self._dispatch()
+            if line[:1] == b":":  # a comment, often a keep-alive
+                return None
+            colon = bytes(line[:6]).find(b":")  # "event:" is the longest field read here
+            field = bytes(line[:colon]) if colon >= 0 else bytes(line[:6])
+            value = line[colon + 1:] if colon >= 0 else line[:0]
+            value = value[1:] if value[:1] == b" " else value
+            if field == b"event":
+                self._name = str(value, "utf-8", "replace")
+            elif field == b"data":
+                self._data.append(str(value, "utf-8", "replace"))
         return None  # id:, retry: and unknown fields mean nothing to a speech stream
 
     def _dispatch(self) -> Event | None:
