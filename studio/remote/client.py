@@ -4,7 +4,9 @@ Connecting is retried (a refused or reset connect never reached the server, so
 trying again is safe); a request that reached it never is, since a render costs the
 server real work. Every response is read as a stream, never past what it can
 legitimately be (:mod:`studio.remote.answers`), and a streamed render hands each
-piece on as it arrives. ``timeout`` is a deadline for a whole exchange (the probe's
+piece on as it arrives: raw PCM (or a WAV stream), the whole file (vLLM-Omni's
+diffusion mode sends one even when a stream is asked), or server-sent speech events
+(:mod:`studio.remote.sse`), read whichever comes. ``timeout`` is a deadline for a whole exchange (the probe's
 requests together, or one render: connect, upload, headers and body), and cancel
 ends a render at once: both shut the exchange's sockets down
 (:mod:`studio.remote.deadline`), which also tells the server its client left. Every
