@@ -32,7 +32,8 @@ MB = 1024 * 1024
 OFFER = 1024 * MB  # what an endless answer sends before giving up
 
 CASES = ("huge-content-length", "endless-wav", "endless-stream", "endless-models",
-         "endless-error", "trickle-headers-timeout-5", "longest-wav", "longest-stream")
+         "endless-error", "trickle-headers-timeout-5", "longest-wav", "longest-stream",
+         "endless-events", "endless-event-line", "longest-events", "longest-one-event")
 
 
 def _wav_header(rate: int, frames: int) -> bytes:
@@ -90,7 +91,47 @@ def _handlers(case: str):
                 left -= len(piece)
         return speech
 
+    def events(endless: bool, one: bool = False):
+        """Server-sent speech events (vLLM-Omni's ``stream: true``): endless deltas, or
+        the most audio the bounds let through (30 min at 24 kHz, 16-bit) in deltas of
+        64 KB, or in one event as a server sending the whole take at once would."""
+        import base64
+
+        from studio.remote import sse
+        from studio.remote.answers import MAX_AUDIO_S
+
+        def event(pcm: bytes) -> bytes:
+            data = json.dumps({"type": sse.DELTA, "response_format": "pcm",
+                               "audio": base64.b64encode(pcm).decode()})
+            return f"event: {sse.DELTA}\ndata: {data}\n\n".encode()
+
+        def speech(send):
+            send(response("200 OK", {"content-type": sse.MEDIA_TYPE,
+                                     "transfer-encoding": "chunked"}))
+            if endless:
+                send.chunks(event(b"\1\0" * 32768), OFFER)
+                return
+            frames = int(MAX_AUDIO_S * 24_000) - 24_000  # a second under the bound
+            pieces = [event(b"\1\0" * frames)] if one else [event(b"\1\0" * 32768)] * (
+                frames // 32768)
+            pieces.append(f"data: {json.dumps({'type': sse.DONE})}\n\n".encode())
+            for piece in pieces:
+                for at in range(0, len(piece), 1 << 20):
+                    part = piece[at:at + (1 << 20)]
+                    if not send(b"%x\r\n%s\r\n" % (len(part), part)):
+                        return
+            send(b"0\r\n\r\n")
+        return speech
+
+    def event_line(send):
+        send(response("200 OK", {"content-type": "text/event-stream",
+                                 "transfer-encoding": "chunked"}))
+        send.chunks(b"data: " + b"A" * 65530, OFFER)
+
     return {"longest-wav": (longest(False), None), "longest-stream": (longest(True), None),
+            "endless-events": (events(True), None), "endless-event-line": (event_line, None),
+            "longest-events": (events(False), None),
+            "longest-one-event": (events(False, one=True), None),
             "huge-content-length": (huge, None), "endless-wav": (endless("audio/wav"), None),
             "endless-stream": (endless("audio/pcm"), None), "endless-models": (None, models),
             "endless-error": (error, None), "trickle-headers-timeout-5": (trickle, None)}[case]
@@ -120,7 +161,8 @@ def run_case(case: str) -> dict:
     try:
         timeout = 5 if case.startswith("trickle") else 600
         with RemoteBackend(server.url, timeout=timeout) as remote:
-            remote.render(RemoteRequest(text=text, stream=case.endswith("stream")),
+            remote.render(RemoteRequest(text=text, stream=case.endswith(("stream", "event",
+                                                                         "events"))),
                           on_chunk=lambda samples, rate: None)
     except UserError as exc:
         outcome = str(exc)

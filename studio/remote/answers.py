@@ -6,7 +6,8 @@ which only the first sentence is shown), and audio by the longest speech the tex
 can plausibly become (:func:`audio_seconds_limit`, at most :data:`MAX_AUDIO_S`) at
 :data:`MAX_AUDIO_BYTES_PER_S`. A Content-Length past the bound is refused before the
 body; a chunked or endless body is cut off at it. So a client holds at most about
-``MAX_AUDIO_S * MAX_AUDIO_BYTES_PER_S`` (173 MB) of answer, and decodes at most
+``MAX_AUDIO_S * MAX_AUDIO_BYTES_PER_S`` (173 MB) of answer (twice that read from
+server-sent events, whose audio is base64 in JSON), and decodes at most
 ``MAX_AUDIO_S * MAX_SAMPLES_PER_S`` samples (345 MB of float32), whatever the server
 sends (benchmarks/bench_remote_client.py measures the peaks). Headers are read with sense: a number that is not
 one, or out of range, is ignored (the seed, Retry-After) or refused in one sentence
@@ -29,6 +30,7 @@ SECONDS_PER_CHAR = 0.5  # slow, deliberate speech: 2 characters a second (CJK in
 MAX_SAMPLES_PER_S = 48_000  # 48 kHz mono or 24 kHz stereo, decoded
 MAX_AUDIO_BYTES_PER_S = MAX_SAMPLES_PER_S * 2  # that at 16 bits, or 24 kHz float32 mono
 AUDIO_HEADER_BYTES = 64 * KB  # a WAV header with its LIST and other chunks
+EVENT_STREAM_FACTOR = 2  # server-sent events: the audio as base64 in JSON (sse.py)
 RATE_RANGE = (8_000, 192_000)  # sample rates a speech server plausibly sends
 MAX_RETRY_AFTER_S = 86_400
 MAX_HEADER_CHARS = 200  # a reported header longer than this is not kept
@@ -47,6 +49,12 @@ def audio_seconds_limit(text: str, speed: float | None) -> float:
 
 def audio_byte_limit(seconds: float) -> int:
     return int(seconds * MAX_AUDIO_BYTES_PER_S) + AUDIO_HEADER_BYTES
+
+
+def event_stream_byte_limit(audio_bytes: int) -> int:
+    """What an event stream carrying ``audio_bytes`` of audio may take: base64 is a
+    third more, and each event's JSON and field names have room in the rest."""
+    return audio_bytes * EVENT_STREAM_FACTOR
 
 
 def read_bounded(response, limit: int, too_large: Callable[[], Exception],

@@ -4,7 +4,9 @@ Connecting is retried (a refused or reset connect never reached the server, so
 trying again is safe); a request that reached it never is, since a render costs the
 server real work. Every response is read as a stream, never past what it can
 legitimately be (:mod:`studio.remote.answers`), and a streamed render hands each
-piece on as it arrives. ``timeout`` is a deadline for a whole exchange (the probe's
+piece on as it arrives: raw PCM (or a WAV stream), the whole file (vLLM-Omni's
+diffusion mode sends one even when a stream is asked), or server-sent speech events
+(:mod:`studio.remote.sse`), read whichever comes. ``timeout`` is a deadline for a whole exchange (the probe's
 requests together, or one render: connect, upload, headers and body), and cancel
 ends a render at once: both shut the exchange's sockets down
 (:mod:`studio.remote.deadline`), which also tells the server its client left. Every
@@ -14,6 +16,7 @@ caller writes nothing until the audio is whole.
 
 from __future__ import annotations
 
+import base64
 import io
 import threading
 from collections.abc import Callable
@@ -22,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from studio.errors import UserError
-from studio.remote import answers
+from studio.remote import answers, sse
 from studio.remote.deadline import Exchange
 from studio.remote.dialects import DIALECTS, Dialect, RemoteRequest, dialect
 
@@ -285,7 +288,8 @@ class RemoteBackend:
 
     def _receive(self, response, request, info, on_chunk, exchange: Exchange) -> RemoteResult:
         kind = response.headers.get("content-type", "")
-        if kind.startswith(("application/json", "text/")):
+        events = sse.is_event_stream(kind)
+        if not events and kind.startswith(("application/json", "text/")):
             raise UserError(f"The server at {self.url} answered with something that is not "
                             "audio; check that the address is a speech server.")
         seconds = answers.audio_seconds_limit(request.text, request.speed)
@@ -301,9 +305,17 @@ class RemoteBackend:
             if exchange.expired:
                 raise self._timed_out(exchange)
 
-        if request.stream:
-            audio, rate = self._receive_stream(response, kind, seconds, limit, too_much, check,
-                                               on_chunk)
+        if events:  # whatever was asked: OpenAI and vLLM-Omni 0.30 send these for stream: true
+            samples = _Samples(self._stream_rate(response), seconds, too_much, on_chunk)
+            self._receive_events(response, answers.event_stream_byte_limit(limit), samples,
+                                 too_much, check)
+            audio, rate = samples.audio(), samples.rate
+        elif request.stream:  # raw PCM or WAV; or the whole take, as diffusion mode sends
+            wav = "wav" in kind  # its own header has the rate
+            samples = _Samples(PCM_RATE if wav else self._stream_rate(response), seconds,
+                               too_much, on_chunk)
+            self._receive_stream(response, wav, limit, samples, too_much, check)
+            audio, rate = samples.audio(), samples.rate
         else:
             data = answers.read_bounded(response, limit, too_much, check)
             audio, rate = self._decode(data, seconds, too_much)
@@ -317,45 +329,89 @@ class RemoteBackend:
         return RemoteResult(audio, rate, seed if seed is not None else request.seed,
                             model, info.dialect, answers.kept_headers(response.headers.items()))
 
-    def _receive_stream(self, response, kind, seconds, limit, too_much, check, on_chunk):
-        """A 16-bit PCM stream (or WAV stream), each piece handed on as it comes; at most
-        ``seconds`` of it at its rate, and ``limit`` bytes."""
+    def _stream_rate(self, response) -> int:
+        """A PCM stream's sample rate as its header says, else OmniVoice's."""
+        said = response.headers.get("x-audio-sample-rate")
+        if said is None:
+            return PCM_RATE
+        rate = answers.whole_number(said, *answers.RATE_RANGE)
+        if rate is None:
+            raise self._bad_rate(said)
+        return rate
+
+    def _receive_stream(self, response, wav, limit, samples, too_much, check) -> None:
+        """A 16-bit PCM stream (or WAV stream), each piece handed on as it comes; at
+        most ``limit`` bytes."""
         declared = answers.content_length(response.headers)
         if declared is not None and declared > limit:
             raise too_much()
-        wav = "wav" in kind
-        rate = PCM_RATE
-        if not wav and "x-audio-sample-rate" in response.headers:
-            rate = answers.whole_number(response.headers["x-audio-sample-rate"],
-                                        *answers.RATE_RANGE)
-            if rate is None:
-                raise self._bad_rate(response.headers["x-audio-sample-rate"])
         decoder = _PcmStream(wav=wav)
-        pieces: list[np.ndarray] = []  # int16, half the size of the float32 they become
-        received = samples_in = 0
+        received = 0
         for data in response.iter_bytes():
             check()
             received += len(data)
             if received > limit:
                 raise too_much()
-            samples = decoder.feed(data)
-            if decoder.rate is not None:
-                if not answers.rate_ok(decoder.rate):
-                    raise self._bad_rate(decoder.rate)
-                rate = decoder.rate
-            samples_in += samples.size
-            if samples_in > seconds * rate:
-                raise too_much()
-            if samples.size:
-                pieces.append(samples)
-                if on_chunk is not None:
-                    on_chunk(samples.astype(np.float32) / 32768.0, rate)
-        audio = np.empty(samples_in, np.float32)  # filled piece by piece: no second copy
-        at = 0
-        for piece in pieces:
-            np.divide(piece, 32768.0, out=audio[at:at + piece.size], casting="unsafe")
-            at += piece.size
-        return audio, rate
+            self._add(samples, decoder, data)
+
+    def _receive_events(self, response, limit, samples, too_much, check) -> None:
+        """Server-sent speech events (:mod:`studio.remote.sse`): each delta's audio handed
+        on as it comes, until the done event; at most ``limit`` bytes of events."""
+        declared = answers.content_length(response.headers)
+        if declared is not None and declared > limit:
+            raise too_much()
+        reader, decoder = sse.EventReader(), None
+        received = 0
+        try:
+            for data in response.iter_bytes():
+                check()
+                received += len(data)
+                if received > limit:
+                    raise too_much()
+                for event in reader.feed(data):
+                    if event.name == sse.DONE:
+                        return
+                    decoder = self._event(event, samples, decoder)
+            for event in reader.close():
+                if event.name == sse.DONE:
+                    return
+                decoder = self._event(event, samples, decoder)
+        except sse.EventStreamError as exc:
+            raise UserError(f"The server at {self.url} sent a stream event that cannot be "
+                            f"read ({exc}); nothing was saved.") from None
+        raise UserError(f"The connection to {self.url} broke before the audio was complete; "
+                        "nothing was saved.")
+
+    def _event(self, event: sse.Event, samples: _Samples, decoder: _PcmStream | None):
+        """One event before the done one: a delta's audio goes to ``samples``; the decoder
+        (made at the first delta, WAV or PCM as it says) is returned for the next."""
+        if event.name == sse.ERROR:
+            error = event.data.get("error")
+            said = error.get("message") if isinstance(error, dict) else error
+            message = _short(answers.first_sentence(said)) if isinstance(said, str) else None
+            raise UserError(f"The server at {self.url} failed while rendering: "
+                            f"{message or 'no reason given'}; nothing was saved.")
+        if event.name != sse.DELTA:
+            return decoder  # events we do not know of carry no audio for us
+        audio = event.data.get("audio")
+        try:
+            piece = base64.b64decode(audio, validate=True) if isinstance(audio, str) else None
+        except ValueError:
+            piece = None
+        if piece is None:
+            raise sse.EventStreamError("its audio is not base64")
+        if decoder is None:
+            decoder = _PcmStream(wav=event.data.get("response_format") == "wav")
+        self._add(samples, decoder, piece)
+        return decoder
+
+    def _add(self, samples: _Samples, decoder: _PcmStream, data: bytes) -> None:
+        pcm = decoder.feed(data)
+        if decoder.rate is not None:
+            if not answers.rate_ok(decoder.rate):
+                raise self._bad_rate(decoder.rate)
+            samples.rate = decoder.rate
+        samples.add(pcm)
 
     def _bad_rate(self, rate: object) -> UserError:
         return UserError(f"The server at {self.url} gave the sample rate {_short(rate)[:24]!r}, "
@@ -395,6 +451,34 @@ def _names(values) -> list[str]:
     """The model or voice names a server listed that we can show and send back."""
     names = (str(v) for v in values if isinstance(v, (str, int)) and not isinstance(v, bool))
     return [n for n in names if n.strip() and answers.printable(n)]
+
+
+class _Samples:
+    """A stream's 16-bit samples as they come: each handed on as float32, all kept as
+    int16 (half the size), at most ``seconds`` of them at ``rate``."""
+
+    def __init__(self, rate: int, seconds: float, too_much: Callable[[], UserError],
+                 on_chunk: Callable[[np.ndarray, int], None] | None):
+        self.rate, self._seconds, self._too_much, self._on_chunk = rate, seconds, too_much, on_chunk
+        self._pieces: list[np.ndarray] = []
+        self._count = 0
+
+    def add(self, samples: np.ndarray) -> None:
+        self._count += samples.size
+        if self._count > self._seconds * self.rate:
+            raise self._too_much()
+        if samples.size:
+            self._pieces.append(samples)
+            if self._on_chunk is not None:
+                self._on_chunk(samples.astype(np.float32) / 32768.0, self.rate)
+
+    def audio(self) -> np.ndarray:
+        audio = np.empty(self._count, np.float32)  # filled piece by piece: no second copy
+        at = 0
+        for piece in self._pieces:
+            np.divide(piece, 32768.0, out=audio[at:at + piece.size], casting="unsafe")
+            at += piece.size
+        return audio
 
 
 class _PcmStream:

@@ -1,9 +1,13 @@
 """How each speech server we know wants a request spelled.
 
-* ``vllm-omni``: OpenAI's ``/v1/audio/speech`` JSON with OmniVoice's extras:
+* ``vllm-omni`` (0.30): OpenAI's ``/v1/audio/speech`` JSON with OmniVoice's extras:
   ``instructions`` (a design), ``language``, ``seed``, ``ref_audio`` as a data URI
   with ``ref_text``, and ``extra_params`` holding ``num_inference_steps`` and
-  ``guidance_scale``.
+  ``guidance_scale``. A stream is ``stream_format: "audio"`` with PCM (its
+  ``stream: true`` means SSE events); it streams only at speed 1 (OmniVoice does not
+  control speed itself), so at another speed the whole take comes as PCM. No
+  ``sample_rate``: OmniVoice's adapter lists no output rates, so any is refused.
+  tests/serve/test_vllm_omni_schema.py checks all of this against its own model.
 * ``omnivoice-server`` (PyPI): the same endpoint for designs, with ``num_step`` and
   ``guidance_scale`` at the top level; a clone goes to ``/v1/audio/speech/clone`` as
   multipart form data with the clip as a file. Streams are raw PCM only.
@@ -88,6 +92,8 @@ class VllmOmni(Dialect):
 
     def speech(self, request, model):
         body = _openai_base(request, model)
+        if body.pop("stream", False) and request.speed in (None, 1.0):
+            body["stream_format"] = "audio"
         body["extra_params"] = {"num_inference_steps": request.steps,
                                 "guidance_scale": request.guidance}
         return HttpCall("/v1/audio/speech", json=body)

@@ -28,9 +28,10 @@ def json_response(body: bytes, status: str = "200 OK") -> bytes:
 class Send:
     """One connection's writer; stops (``alive`` False) once the client hangs up."""
 
-    def __init__(self, conn: socket.socket, server: HostileServer, request_line: bytes = b""):
+    def __init__(self, conn: socket.socket, server: HostileServer, request_line: bytes = b"",
+                 body: bytes = b""):
         self.conn, self.server, self.alive = conn, server, True
-        self.request_line = request_line
+        self.request_line, self.body = request_line, body
 
     def __call__(self, data: bytes) -> bool:
         if not self.alive:
@@ -96,10 +97,10 @@ class HostileServer:
 
     def _answer(self, conn: socket.socket) -> None:
         try:
-            request = _read_request(conn)
+            request, body = _read_request(conn)
             line = request.split(b"\r\n", 1)[0]
             handler = self.speech if b"/v1/audio/speech" in line else self.probe
-            handler(Send(conn, self, line))
+            handler(Send(conn, self, line, body))
         except OSError:
             pass
         finally:
@@ -117,14 +118,14 @@ class HostileServer:
                 pass
 
 
-def _read_request(conn: socket.socket) -> bytes:
+def _read_request(conn: socket.socket) -> tuple[bytes, bytes]:
     """The request's head and its body (by Content-Length), so closing never resets a
     client still sending."""
     data = b""
     while b"\r\n\r\n" not in data:
         part = conn.recv(65536)
         if not part:
-            return data
+            return data, b""
         data += part
     head, _, body = data.partition(b"\r\n\r\n")
     length = 0
@@ -137,4 +138,4 @@ def _read_request(conn: socket.socket) -> bytes:
         if not part:
             break
         body += part
-    return head
+    return head, body

@@ -1,5 +1,5 @@
 """The remote client's answers, generated (Hypothesis): any status, headers, content
-type, framing and body a server on 127.0.0.1 sends gives audio or one
+type, framing and body (server-sent events too) a server on 127.0.0.1 sends gives audio or one
 :class:`UserError` sentence, never another exception. Bodies here are small; the
 endless and huge ones, and the deadline, are in test_remote_answers.py.
 
@@ -8,6 +8,7 @@ a longer search)."""
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import os
@@ -19,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from studio.errors import UserError
+from studio.remote import sse
 from studio.remote.answers import RATE_RANGE
 from studio.remote.client import RemoteBackend
 from studio.remote.dialects import RemoteRequest
@@ -125,6 +127,34 @@ def test_any_speech_answer_is_audio_or_one_sentence(server, status, kind, header
         b'{"data": [{"id": "m", "owned_by": "omnivoice-desktop"}]}'))
     _audio_or_one_sentence(server, RemoteRequest(text="Hello there.", seed=3, stream=stream))
 
+
+
+@st.composite
+def event_streams(draw) -> bytes:
+    """Server-sent speech events as vLLM-Omni and OpenAI send them, and as they go wrong:
+    any order, missing or extra events, bad JSON and base64, any line ends."""
+    audio = st.binary(max_size=600).map(lambda b: base64.b64encode(b).decode())
+    payload = st.fixed_dictionaries(
+        {"type": st.sampled_from([sse.DELTA, sse.DONE, sse.ERROR, "ping"]) | JSON},
+        optional={"audio": audio | JSON, "response_format": st.sampled_from(["pcm", "wav"]) | JSON,
+                  "error": JSON | st.fixed_dictionaries({"message": JSON})})
+    data = payload.map(json.dumps) | st.text(max_size=40) | st.just("[DONE]")
+    event = st.builds(lambda name, lines: (f"event: {name}\n" if name else "") + "".join(
+        f"data: {line}\n" for line in lines) + "\n",
+        st.sampled_from(["", sse.DELTA, sse.DONE, "x"]), st.lists(data, min_size=1, max_size=2))
+    text = "".join(draw(st.lists(event | st.just(": keep-alive\n\n"), max_size=6)))
+    end = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    return text.replace("\n", end).encode() + draw(st.binary(max_size=20))
+
+
+@FUZZ
+@given(body=event_streams(), framing=st.sampled_from(["length", "wrong length", "chunked",
+                                                      "close"]), stream=st.booleans())
+def test_any_event_stream_is_audio_or_one_sentence(server, body, framing, stream):
+    answer = _framed(200, {"content-type": "text/event-stream"}, body, framing)
+    server.speech = lambda send: send(answer)
+    server.probe = lambda send: send(json_response(b'{"data": [{"id": "m", "owned_by": "vllm"}]}'))
+    _audio_or_one_sentence(server, RemoteRequest(text="Hello there.", stream=stream))
 
 
 @FUZZ
