@@ -10,6 +10,7 @@ Qt-free, beside the instruct rules it builds on (:mod:`studio.engine.instruct`).
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 
@@ -168,6 +169,8 @@ STOPWORDS = frozenset(
 ZH_STOPWORDS = ("一个", "一位", "的", "声音", "说话", "带", "有", "和", "口音", "很", "非常", "有点", "一点",
                 "稍微", "比较", "，", "、")
 _TOKEN = re.compile(r"[a-z]+(?:[-'][a-z]+)*|[\u4e00-\u9fff]+|\d+", re.IGNORECASE)
+# Single words the parser knows, for suggestions.
+_WORDS = sorted({p[0] for p in PHRASES if len(p) == 1} - STOPWORDS)
 _KEY_CATEGORY = {item_key(i): c.key for c in CATEGORIES for i in c.items}
 
 
@@ -207,7 +210,7 @@ class DescriptionMatch:
         when every word was understood and they agree."""
         unknown = list(dict.fromkeys(self.unknown))
         if unknown:
-            listed = ", ".join(f"'{w}'" for w in unknown)
+            listed = ", ".join(_with_suggestion(w) for w in unknown)
             what = "is no voice attribute" if len(unknown) == 1 else "are no voice attributes"
             return (f"In the voice description, {listed} {what} the model knows; describe "
                     f"gender, age, pitch, whispering, an accent or a Chinese dialect, e.g. "
@@ -221,6 +224,12 @@ class DescriptionMatch:
             return (f"The voice description names no voice attribute; describe gender, age, "
                     f"pitch, whispering, an accent or a Chinese dialect, e.g. {EXAMPLE}.")
         return None
+
+
+def _with_suggestion(word: str) -> str:
+    """'femal' (did you mean 'female'?): typos are the commonest unknown words."""
+    close = difflib.get_close_matches(word.lower(), _WORDS, n=1, cutoff=0.75)
+    return f"'{word}' (did you mean '{close[0]}'?)" if close else f"'{word}'"
 
 
 def _tokens(text: str) -> list[tuple[int, int, str]]:

@@ -115,3 +115,9 @@ def test_a_valid_instruct_passes_as_written_and_anything_else_is_described():
 def test_build_instruct_follows_the_engines_category_order():
     assert build_instruct({"accent": "british accent", "gender": "male"}) == "male, british accent"
     assert build_instruct({}) is None
+
+
+def test_a_typo_gets_a_suggestion():
+    assert map_description("a yung wman").problem.startswith(
+        "In the voice description, 'yung' (did you mean 'young'?), 'wman' (did you mean "
+        "'woman'?) are no voice attributes")
