@@ -4,7 +4,8 @@ and how long writing a voice bundle for a drag out of the Voices view takes.
 - export: N takes of S seconds in a TakeLibrary (temp folder), exported as FLAC the old
   way (``export_takes`` called on the GUI thread) and through ``ExportDialog`` (a
   thread since issue 27), while a 10 ms GUI-thread timer records how late it fires
-  (the event loop's stalls, as a user feels them; as in bench_studio.py).
+  (the event loop's stalls, as a user feels them; as in bench_studio.py); and the WAV
+  copies a drag out of the takes list writes, still on the GUI thread, for 1 and N takes.
 - bundle: ``write_stored`` of one saved voice whose clip is a 24 kHz float WAV of 3,
   10 and 60 s, and a 49 MB clip (the library takes up to 50 MB): median of 5 writes each.
 
@@ -95,6 +96,14 @@ def bench_export(app, work: Path, takes: int, seconds: float) -> dict:
         dialog.failed.connect(written.append)
         out["export_dialog"] = lateness_while(app, dialog.run_export, lambda: bool(written))
         out["export_dialog"]["answer"] = written[0]
+        # Still on the GUI thread (not moved yet): the WAV copies a drag of takes carries.
+        from studio.views.take_drag import DragFiles
+
+        drag = DragFiles(lambda take: reader.read_audio(take.id))
+        for count in (1, takes):
+            clock = time.perf_counter()
+            drag(rows[:count])
+            out[f"take_drag_{count}_ms"] = round((time.perf_counter() - clock) * 1000, 1)
     return out
 
 
