@@ -218,7 +218,8 @@ class DescriptionMatch:
         if self.conflicts:
             first = self.conflicts[0]
             note = first.note.rstrip(".")
-            return (f"The voice description contradicts itself at '{first.text}': "
+            words = " ".join(first.text.split())  # a phrase may span a line break
+            return (f"The voice description contradicts itself at '{words}': "
                     f"{note[0].lower()}{note[1:]}.")
         if not self.values:
             return (f"The voice description names no voice attribute; describe gender, age, "

@@ -7,6 +7,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from studio.engine.describe import (
     PHRASES,
@@ -121,3 +123,21 @@ def test_a_typo_gets_a_suggestion():
     assert map_description("a yung wman").problem.startswith(
         "In the voice description, 'yung' (did you mean 'young'?), 'wman' (did you mean "
         "'woman'?) are no voice attributes")
+
+
+PIECES = ["very", "deep", "old", "man", "woman", "british", "accent", "sichuan", "老", "男声",
+          "raspy", "\udcff", "é", " ", "  ", "\n", "\t", ",", "，", "-", "'", "."]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=12).map("".join))
+@example("deep, very\ndeep")  # a phrase across a line break, quoted in the sentence
+def test_any_description_is_an_accepted_instruct_or_one_sentence(text):
+    try:
+        instruct = describe(text)
+    except UserError as exc:
+        message = str(exc)
+        assert "\n" not in message and "\r" not in message and message.endswith("."), message
+        return
+    if instruct is not None:
+        normalize_instruct(instruct, use_zh=False)  # raises if the engine would refuse it
