@@ -26,6 +26,8 @@ DIALECT_NAMES: dict[str, str] = {
     "甘肃话": "Gansu", "宁夏话": "Ningxia", "青岛话": "Qingdao", "东北话": "Northeastern",
 }
 EXAMPLE = "'a young woman, low pitch, british accent'"
+MAX_LISTED = 3  # unknown words a refusal quotes
+MAX_QUOTED = 24  # characters of each
 
 
 def item_key(item: InstructItem) -> str:
@@ -210,7 +212,9 @@ class DescriptionMatch:
         when every word was understood and they agree."""
         unknown = list(dict.fromkeys(self.unknown))
         if unknown:
-            listed = ", ".join(_with_suggestion(w) for w in unknown)
+            listed = ", ".join(_with_suggestion(w[:MAX_QUOTED]) for w in unknown[:MAX_LISTED])
+            if len(unknown) > MAX_LISTED:  # a pasted paragraph: the first few say enough
+                listed += f" and {len(unknown) - MAX_LISTED} more"
             what = "is no voice attribute" if len(unknown) == 1 else "are no voice attributes"
             return (f"In the voice description, {listed} {what} the model knows; describe "
                     f"gender, age, pitch, whispering, an accent or a Chinese dialect, e.g. "

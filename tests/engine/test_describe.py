@@ -141,3 +141,12 @@ def test_any_description_is_an_accepted_instruct_or_one_sentence(text):
         return
     if instruct is not None:
         normalize_instruct(instruct, use_zh=False)  # raises if the engine would refuse it
+
+
+def test_a_pasted_paragraph_is_still_a_short_sentence():
+    problem = map_description("a woman " + " ".join(f"word{'x' * n}" for n in range(200))).problem
+    assert problem.startswith("In the voice description, 'word', 'wordx', 'wordxx' and 197 more "
+                              "are no voice attributes")
+    assert len(problem) < 300
+    long_word = map_description("a " + "z" * 500).problem
+    assert f"'{'z' * 24}'" in long_word and len(long_word) < 300
