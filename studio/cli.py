@@ -66,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--text-file", type=Path, help="read the text from a UTF-8 file")
     synth.add_argument("--lang", help="language id or name (e.g. en, English); default: language-agnostic")
     synth.add_argument("--instruct", help='voice design, e.g. "female, low pitch, british accent"')
+    synth.add_argument("--describe", help='the voice in words, e.g. "a young woman, low pitch, british accent"')
     synth.add_argument("--ref", type=Path, help="reference clip to clone (WAV, FLAC, OGG, ...)")
     synth.add_argument("--ref-text", help="transcript of the reference clip (omit to auto-transcribe)")
     synth.add_argument("--prompt", type=Path, help="a saved voice prompt (.pt) to clone")
@@ -276,6 +277,12 @@ def run_synth(args) -> dict:
         if args.ref is None:
             raise UserError("--save-prompt needs a reference clip (--ref) to encode.")
     _check_distinct(args)
+    if args.describe is not None:  # read as the Design view reads it; a bad one stops here
+        from studio.engine.describe import describe
+
+        if args.instruct is not None:
+            raise UserError("Give --instruct or --describe, not both.")
+        args.instruct = describe(args.describe)
     if sum(x is not None for x in (args.prompt, args.ref, args.voice)) > 1:
         raise UserError("Give one of --voice, --prompt or --ref, not more.")
     if args.ref is not None and args.ref.is_dir():

@@ -3,7 +3,9 @@
 A name is looked up in the library's database by its case-folded key, and the
 prompt's path is built from the voice's id (a uuid the library made), never from
 the name: ``../../x`` is just a name no voice has. A value that names no saved
-voice must be a valid design instruct, or the request is refused.
+voice, and the ``instructions`` field, must be a design: an instruct as the engine
+takes it, or a description read by the Design view's parser ("a young woman with a
+deep voice"); a bad description is refused with the sentence the window shows.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.errors import UserError
-from studio.serve.request import NotFound, SpeechRequest
+from studio.serve.request import BadRequest, NotFound, SpeechRequest
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ def saved_voices(root: Path) -> list[dict]:
 
 
 def resolve_voice(request: SpeechRequest, root: Path) -> ResolvedVoice:
-    from studio.engine.instruct import normalize_instruct, text_wants_chinese
+    from studio.engine.describe import instruct_or_description, map_description
     from studio.library.voices import VoiceLibrary, VoiceNotFound
 
     if request.voice is not None and request.ref_audio is None:
@@ -46,12 +48,17 @@ def resolve_voice(request: SpeechRequest, root: Path) -> ResolvedVoice:
             if voice is not None:
                 return ResolvedVoice(library.prompt_path(voice.id), voice.instruct,
                                      voice.language, voice.seed, voice.name)
-    design = request.instruct
+    try:
+        design = instruct_or_description(request.instruct)
+    except UserError as exc:
+        raise BadRequest(str(exc)) from None
     if request.voice is not None and request.ref_audio is None:
         try:
-            normalize_instruct(request.voice, use_zh=text_wants_chinese(request.text))
-        except UserError:
+            voice_design = instruct_or_description(request.voice)
+        except UserError as exc:
+            if map_description(request.voice).values:  # a description, not a mistyped name
+                raise BadRequest(str(exc)) from None
             raise NotFound(f"No saved voice is named '{request.voice[:60]}' and it is not a voice "
                                     "design; GET /v1/voices lists the voices.") from None
-        design = request.voice if design is None else f"{request.voice}, {design}"
+        design = voice_design if design is None else f"{voice_design}, {design}"
     return ResolvedVoice(None, design, None, None, None)

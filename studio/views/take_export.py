@@ -1,16 +1,23 @@
 """ExportDialog: choose a folder and a format, then write the selected takes there
 (audio plus a JSON sidecar of each take's snapshot) with ``export_takes``.
 
-Exporting reads the library and writes files elsewhere, so it runs on the GUI
-thread with the read-only library: a few takes convert in milliseconds.
+The export runs on a plain ``threading.Thread``, not on the GUI thread: a hundred long
+takes decode, encode and fsync for seconds. Not the worker either, whose thread owns
+the model and may be rendering for minutes; nor a QThreadPool, since a QThread is where
+a first torch import crashed once (DESIGN.md) and this is the studio's pattern for
+Qt-free work (connection test, downloads). The thread opens its own read-only library
+(an SQLite connection belongs to the thread that opened it). Meanwhile the dialog shows
+a busy bar and stays open; an error is one sentence in it.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QStandardPaths, Signal
+from PySide6.QtCore import QStandardPaths, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -20,6 +27,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QProgressBar,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -27,7 +35,10 @@ from PySide6.QtWidgets import (
 
 from studio.errors import UserError
 from studio.library.export import default_stem
+from studio.views.thread_emit import emit_from_thread
 from studio.views.widgets.labels import MessageLabel, hint_label
+
+log = logging.getLogger(__name__)
 
 FORMAT_TIPS = {
     "WAV": "WAV, 24-bit: opens everywhere, largest files",
@@ -35,6 +46,22 @@ FORMAT_TIPS = {
     "OGG": "Ogg Vorbis: small, lossy",
     "MP3": "MP3: small, lossy, plays on anything",
 }
+
+
+def reopened(library):
+    """``library`` as the export thread may read it: its own read-only connection to
+    the same files (a TakeShelf keeps its session's unsaved takes), or as it is when it
+    holds no connection (None, a test's fake). Returns (library, what to close)."""
+    from studio.library.session_takes import TakeShelf
+    from studio.library.takes import TakeLibrary
+
+    if isinstance(library, TakeShelf):
+        inner, closing = reopened(library.library)
+        return TakeShelf(inner, library.session), closing
+    if isinstance(library, TakeLibrary):
+        own = TakeLibrary(library.root, read_only=True)
+        return own, [own]
+    return library, []
 
 
 def default_folder() -> str:
@@ -46,6 +73,8 @@ class ExportDialog(QDialog):
     """``rows``: the takes to export (TakesModel rows, for their names)."""
 
     exported = Signal(str)  # one sentence: what was written where
+    failed = Signal(str)  # one sentence: why nothing (or not everything) was written
+    _answered = Signal(object)  # from the export thread: the written paths, or a sentence
 
     def __init__(self, library, rows, *, folder: str | None = None, fmt: str | None = None,
                  export: Callable | None = None, formats: Callable[[], list[str]] | None = None,
@@ -93,6 +122,13 @@ class ExportDialog(QDialog):
             self.formatCombo.setCurrentIndex(max(0, self.formatCombo.findData(fmt)))
         self.message = MessageLabel()
         self.message.setObjectName("exportMessage")
+        self.progress = QProgressBar()
+        self.progress.setObjectName("exportProgress")
+        self.progress.setAccessibleName("Export progress")
+        self.progress.setRange(0, 0)  # busy: export_takes writes the takes in one call
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self._thread: threading.Thread | None = None
 
         folderRow = QHBoxLayout()
         folderRow.addWidget(self.folderEdit, 1)
@@ -115,11 +151,13 @@ class ExportDialog(QDialog):
         layout.addWidget(what)
         layout.addLayout(form)
         layout.addWidget(self.message)
+        layout.addWidget(self.progress)
         layout.addWidget(self.buttons)
 
         self.browseButton.clicked.connect(self._browse)
         self.buttons.accepted.connect(self.run_export)
         self.buttons.rejected.connect(self.reject)
+        self._answered.connect(self._finish)
 
     def folder(self) -> str:
         return self.folderEdit.text().strip()
@@ -132,8 +170,18 @@ class ExportDialog(QDialog):
         if chosen:
             self.folderEdit.setText(chosen)
 
+    def busy(self) -> bool:
+        return self._thread is not None
+
+    def reject(self) -> None:
+        if not self.busy():  # an export in flight finishes first (its files are atomic)
+            super().reject()
+
     def run_export(self) -> bool:
-        """Export; on a problem the dialog stays open with the sentence that says why."""
+        """Start the export; False (with the sentence that says why) when it cannot
+        start. Its end is ``exported`` (the dialog closes) or ``failed`` (it stays open)."""
+        if self.busy():
+            return False
         if not self.folder():
             self.message.show_message("Choose a folder to export to.")
             return False
@@ -142,14 +190,49 @@ class ExportDialog(QDialog):
         if len(self._rows) == 1 and not name:
             self.message.show_message("Type a name for the file.")
             return False
+        count = len(ids)
+        self.message.show_message(f"Exporting {count} take{'s' if count != 1 else ''}…",
+                                  error=False)
+        self._set_busy(True)
+        self._thread = threading.Thread(
+            target=self._export_on_thread, name="take-export", daemon=False,
+            args=(ids, Path(self.folder()), self.format(), [name] if name else None))
+        self._thread.start()
+        return True
+
+    def _export_on_thread(self, ids, folder: Path, fmt: str, stems) -> None:
+        closing = []
         try:
-            self.written = list(self._export(self._library, ids, Path(self.folder()),
-                                             self.format(), stems=[name] if name else None))
+            library, closing = reopened(self._library)
+            answer = list(self._export(library, ids, folder, fmt, stems=stems))
         except UserError as exc:
-            self.message.show_message(str(exc))
-            return False
+            answer = str(exc)
+        except Exception:  # the studio must survive any export failure
+            log.exception("exporting %d takes to %s failed", len(ids), folder)
+            answer = (f"The takes could not be exported to {folder}; the log file in the "
+                      "data folder says why.")
+        finally:
+            for library in closing:
+                library.close()
+        emit_from_thread(self._answered, answer)  # dropped if the dialog is gone
+
+    @Slot(object)
+    def _finish(self, answer) -> None:
+        self._thread = None
+        self._set_busy(False)
+        if isinstance(answer, str):
+            self.message.show_message(answer)
+            self.failed.emit(answer)
+            return
+        self.written = answer
         count = len(self.written)
+        self.message.clear_message()
         self.exported.emit(f"Exported {count} take{'s' if count != 1 else ''} as "
                            f"{self.format()} to {self.folder()}.")
         self.accept()
-        return True
+
+    def _set_busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        for widget in (self.exportButton, self.buttons.button(QDialogButtonBox.StandardButton.Cancel),
+                       self.nameEdit, self.folderEdit, self.browseButton, self.formatCombo):
+            widget.setEnabled(not busy)

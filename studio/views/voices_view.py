@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QSize, Qt, QTemporaryDir, QTimer, QUrl, Signal
-from PySide6.QtGui import QDrag, QKeySequence, QShortcut
+from PySide6.QtCore import QMimeData, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from studio.paths import data_dir
 from studio.views.undo import UndoStack, push_edit
 from studio.views.voice_card import VoiceCardDelegate
+from studio.views.voice_drag import DragBundles, VoiceList
 from studio.views.voices_model import ALL_TAGS, DEFAULT_SORT, SORTS, ReadsVoices, VoicesModel
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.undo_bar import UndoBar
@@ -45,25 +46,6 @@ EMPTY = ("No saved voices yet. Save one from the Clone view (Save as voice), or 
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3", ".aiff", ".aif", ".opus")
 NOT_DROPPABLE = ("{name} is neither an audio clip nor an .ovoice voice file; drop a WAV, FLAC "
                  "or OGG clip to start a voice, or an .ovoice file to import one.")
-
-
-class VoiceList(QListView):
-    """The cards; a card dragged out becomes an .ovoice file (written when the drag starts)."""
-
-    def __init__(self, bundle_of, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._bundle_of = bundle_of  # voice id -> Path of a fresh .ovoice, or None
-
-    def startDrag(self, actions) -> None:
-        entry = self.model().entry(self.currentIndex().row())
-        path = self._bundle_of(entry.voice.id) if entry is not None else None
-        if path is None:
-            return
-        mime = QMimeData()
-        mime.setUrls([QUrl.fromLocalFile(str(path))])
-        drag = QDrag(self)
-        drag.setMimeData(mime)
-        drag.exec(Qt.DropAction.CopyAction)
 
 
 def in_use_text(name: str, users: dict[str, list[str]]) -> str:
@@ -96,7 +78,7 @@ class VoicesView(ReadsVoices, QWidget):
         self.setAcceptDrops(True)
         self._player = player
         self._library = library  # None: the data folder's, read-only, opened on first use
-        self._drag_dir: QTemporaryDir | None = None
+        self._drags = DragBundles(self.library)
         self.undoStack = UndoStack(self)  # the window's, once it has one
         self._last_folder: str | None = None  # where the user last imported or exported
         # Which scripts speak in a voice: {script name: [speakers]} (the window knows).
@@ -142,7 +124,7 @@ class VoicesView(ReadsVoices, QWidget):
         tools.addWidget(self.sortCombo)
         tools.addWidget(self.importButton)
 
-        self.list = VoiceList(self._bundle_for_drag)
+        self.list = VoiceList(self._bundle_for_drag, self._prepare_drag)
         self.list.setObjectName("voicesList")
         self.list.setAccessibleName("Saved voices")
         self.list.setModel(self.model)
@@ -475,21 +457,27 @@ class VoicesView(ReadsVoices, QWidget):
         self._player.play()
 
     # ------------------------------------------------------------------ drag and drop
+    def _prepare_drag(self, voice_id: str) -> None:
+        from studio.errors import UserError
+
+        try:
+            self._drags.prepare(voice_id)
+        except UserError:
+            pass  # a voice gone meanwhile: the drag, if one follows, says so
+
     def _bundle_for_drag(self, voice_id: str) -> Path | None:
         """The voice as an .ovoice in a private temp folder, for a drag out of the list."""
         from studio.errors import UserError
-        from studio.library.bundle_file import bundle_name, write_stored
 
-        if self._drag_dir is None:
-            self._drag_dir = QTemporaryDir()
         try:
-            voice = self.library().get(voice_id)
-            folder = Path(self._drag_dir.path()) / voice.id
-            folder.mkdir(parents=True, exist_ok=True)
-            return write_stored(self.library(), voice.id, folder / bundle_name(voice))
+            return self._drags.path(voice_id)
         except UserError as exc:
             self.notice.show_message(str(exc))
             return None
+
+    def close_library(self) -> None:
+        self._drags.close()
+        super().close_library()
 
     def handle_drop(self, mime: QMimeData) -> bool:
         """An .ovoice file imports; an audio clip starts a new voice in the Clone view."""

@@ -10,17 +10,10 @@ from PySide6.QtWidgets import QLabel, QWidget
 from studio_fakes import SILENT, make_settings
 
 from studio.engine.audio import write_audio_atomic
+from studio.engine.describe import CATEGORY_KEYS, build_instruct, item_key, map_description
 from studio.engine.instruct import CATEGORIES, normalize_instruct
 from studio.errors import UserError
-from studio.views.design_attributes import (
-    CATEGORY_KEYS,
-    PHRASES,
-    ZH_PHRASES,
-    DesignAttributes,
-    build_instruct,
-    item_key,
-    map_description,
-)
+from studio.views.design_attributes import DesignAttributes
 from studio.views.design_view import REFERENCE_NOTE, DesignView
 from studio.worker.jobs import RenderRequest
 
@@ -123,38 +116,6 @@ def test_preview_without_attributes_says_the_model_chooses(attributes):
     assert "model chooses" in attributes.preview.text()
 
 
-def test_every_phrase_maps_to_items_the_engine_knows():
-    for keys in (*PHRASES.values(), *ZH_PHRASES.values()):
-        assert keys and set(keys) <= ALL_KEYS, keys
-
-
-@pytest.mark.parametrize(("text", "expected"), [
-    ("an old man with a deep voice and a british accent",
-     {"gender": "male", "age": "elderly", "pitch": "low pitch", "accent": "british accent"}),
-    ("Elderly woman, whispering", {"gender": "female", "age": "elderly", "style": "whisper"}),
-    ("a senior lady", {"gender": "female", "age": "elderly"}),
-    ("a kid with a very high-pitched voice", {"age": "child", "pitch": "very high pitch"}),
-    ("girl speaking sichuanese", {"gender": "female", "dialect": "四川话"}),
-    ("middle-aged guy, low pitch, indian accent",
-     {"gender": "male", "age": "middle-aged", "pitch": "low pitch", "accent": "indian accent"}),
-    ("teenage boy from australia",
-     {"gender": "male", "age": "teenager", "accent": "australian accent"}),
-    ("一个低沉的老年男声，东北话",
-     {"gender": "male", "age": "elderly", "pitch": "low pitch", "dialect": "东北话"}),
-])
-def test_description_maps_known_words(text, expected):
-    match = map_description(text)
-    assert match.values == expected
-    assert match.unknown == []
-
-
-def test_description_reports_unknown_words_and_conflicts():
-    match = map_description("a raspy old man and a woman with a british accent, sichuan dialect")
-    assert match.unknown == ["raspy"]
-    assert [s.text for s in match.conflicts] == ["woman", "sichuan dialect"]
-    assert match.values == {"age": "elderly", "gender": "male", "accent": "british accent"}
-
-
 def test_description_sets_pickers_and_highlights_unmapped_words(attributes):
     attributes.set_description("an old man with a deep voice, slightly raspy")
     assert attributes.selection() | {} == dict.fromkeys(CATEGORY_KEYS) | {
@@ -166,6 +127,15 @@ def test_description_sets_pickers_and_highlights_unmapped_words(attributes):
     assert highlighted == ["slightly", "raspy"]
     feedback = attributes.findChild(QLabel, "descriptionFeedback").text()
     assert "slightly" in feedback and "raspy" in feedback and "Not understood" in feedback
+
+
+def test_feedback_tooltip_is_the_sentence_the_cli_and_server_answer(attributes):
+    feedback = attributes.findChild(QLabel, "descriptionFeedback")
+    attributes.set_description("an old man, slightly raspy")
+    assert feedback.toolTip() == map_description("an old man, slightly raspy").problem
+    assert "'slightly', 'raspy' are no voice attributes" in feedback.toolTip()
+    attributes.set_description("an old man")
+    assert feedback.toolTip() == ""
 
 
 def test_description_owns_only_what_it_set(attributes):

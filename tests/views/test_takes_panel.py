@@ -296,8 +296,11 @@ def test_export_problem_stays_in_the_dialog(qtbot, writer, reader, make_panel, t
     dialog = ExportDialog(reader, [panel.model.row_info(0)], folder=str(blocker / "sub"),
                           fmt="WAV")
     qtbot.addWidget(dialog)
-    assert not dialog.run_export()
-    assert "cannot be exported" in dialog.message.text() and dialog.result() == 0
+    with qtbot.waitSignal(dialog.failed) as failed:
+        assert dialog.run_export()
+    assert "cannot be exported" in failed.args[0]
+    assert dialog.message.text() == failed.args[0] and dialog.result() == 0
+    assert dialog.exportButton.isEnabled() and not dialog.progress.isVisible()
 
 
 def test_drag_out_gives_readable_wav_copies(writer, make_panel):
@@ -386,7 +389,8 @@ def test_takes_the_library_could_not_save_stay_listed_for_the_session(qtbot, pla
     dialog = ExportDialog(panel.shelf(), [panel.model.row_info(0)], folder=str(tmp_path / "out"),
                           fmt="WAV")
     qtbot.addWidget(dialog)
-    assert dialog.run_export()
+    with qtbot.waitSignal(dialog.exported):
+        assert dialog.run_export()
     audio, rate = sf.read(dialog.written[0], dtype="float32")
     np.testing.assert_allclose(audio, result.takes[0].audio, atol=1 / 32768)
 
