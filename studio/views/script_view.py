@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from studio.errors import UserError
 from studio.paths import data_dir
+from studio.scripts.dictionary import Pronunciations, dictionary_text, parse_dictionary
 from studio.views.script_cast import (
     CastPanel,
     cast_entries,
@@ -96,27 +97,6 @@ EMPTY_HINT = ("Start a New script…, open a project, or drop a script here to i
 NARROW_TABLE = 560  # px: below it the lines table leaves out the Voice column
 
 
-def parse_dictionary(text: str):
-    """``word = how to say it`` per line (blank lines and ``#`` comments ignored)."""
-    from studio.engine.lexicon import Lexicon
-
-    entries = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        word, sep, say = line.partition("=")
-        if not sep or not word.strip() or not say.strip():
-            raise UserError(f"Line {n} of the pronunciations needs the form word = how to "
-                            "say it.")
-        entries.append({"word": word.strip(), "say": say.strip()})
-    return Lexicon.from_data(entries, "of this project")
-
-
-def dictionary_text(lexicon) -> str:
-    return "\n".join(f"{e.word} = {e.say}" for e in lexicon.entries)
-
-
 class ScriptView(ReadsVoices, StartsScripts, QWidget):
     render_requested = Signal(object)  # LinesRequest
     cancel_requested = Signal()
@@ -140,6 +120,8 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self._listener = ScriptListener(player) if player is not None else None
         self._made = False  # the open project was just made: its first line is its making
         self._shown_takes: tuple = ()  # what line_takes_shown last said: said again on change
+        self._pronunciations = Pronunciations()  # the data folder's, read when it changes
+        self._dictionary = None  # the open project's own Lexicon, read at each refresh
         self._build()
         self._connect()
         self._refresh()
@@ -699,6 +681,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
     def _refresh(self) -> None:
         """Show the project as it is now (after every edit, render and undo)."""
         has = self.project is not None
+        self._dictionary = self._own_dictionary()
         rows = self._rows() if has else []
         self.model.reload(rows)
         self._refresh_undo()
@@ -738,6 +721,14 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self._show_line()
         self._refresh_play()
         self._reflow()
+
+    def _own_dictionary(self):
+        from studio.engine.lexicon import Lexicon
+
+        try:
+            return self.project.dictionary() if self.project is not None else Lexicon()
+        except UserError:  # a damaged row: the lines show their own text
+            return Lexicon()
 
     def _refresh_undo(self) -> None:
         has = self.project is not None
@@ -909,14 +900,8 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
 
     def _reads(self, line) -> str:
         """The line as the model will read it: this project's pronunciations, then the
-        data folder's."""
-        from studio.engine.lexicon import load_pronunciations
-
-        try:
-            lexicon = self.project.dictionary() + (load_pronunciations() or _empty())
-        except UserError:
-            lexicon = self.project.dictionary()
-        return lexicon.apply(line.text, line.language) if lexicon else line.text
+        data folder's (read again only when that file changes)."""
+        return self._pronunciations.reads(line.text, line.language, self._dictionary)
 
     def _compare(self) -> None:
         line = self.current_line()
@@ -1137,8 +1122,3 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.notice.show_message(said, error=False)
         self.message.emit(said)
 
-
-def _empty():
-    from studio.engine.lexicon import Lexicon
-
-    return Lexicon()
