@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
+import soundfile as sf
 from PySide6.QtCore import Qt
+from take_fixtures import add, voice
 
 from studio.engine.lexicon import GLOBAL_FILE, Lexicon
 from studio.paths import data_dir
@@ -63,3 +66,93 @@ def test_selecting_lines_does_not_read_the_pronunciations_again(qtbot, view, mon
     view.select_row(2)
     assert view.readsLabel.text() == "The model reads: Not really, Kovalchick's storm kept me up."
     assert len(reads) <= 2, "a changed file is read once more"
+
+
+class Lateness:
+    """How late a 10 ms GUI-thread timer fires (as benchmarks/bench_studio.py measures)."""
+
+    def __init__(self):
+        from PySide6.QtCore import QTimer
+
+        self.gaps: list[float] = []
+        self._last = None
+        self.timer = QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        if self._last is not None:
+            self.gaps.append(now - self._last - 0.010)
+        self._last = now
+
+
+def long_project(view, writer, pause: float) -> None:
+    """Every line a 20 s take followed by ``pause`` seconds: a long mix to write."""
+    for n, line in enumerate(view.project.lines()):
+        take = add(writer, line.text, seed=n, audio=voice(20.0, freq=150 + 40 * n)).id
+        view.project.choose_take(line.id, take)
+        view.project.set_line(line.id, pause_after=pause)
+    view._refresh()
+
+
+def test_a_long_export_runs_off_the_gui_thread_and_shows_its_progress(qtbot, view, writer,
+                                                                       tmp_path):
+    long_project(view, writer, pause=90.0)  # 7 minutes; three files of it
+    mix = tmp_path / "show.flac"
+    view.exportEdit.setText(str(mix))
+    lateness, shown = Lateness(), set()
+    view.progress.valueChanged.connect(lambda _v: shown.add(view.progress.format()))
+    lateness.timer.start()
+    started = time.monotonic()
+    view.exportButton.click()
+    assert view.exporting() and not view.exportButton.isEnabled()
+    assert view.cancelButton.isEnabled(), "Cancel stops an export"
+    with qtbot.waitSignal(view.message, timeout=120_000) as said:
+        pass
+    took = time.monotonic() - started
+    lateness.timer.stop()
+    assert said.args[0].startswith("Exported show.flac and 4 more files")
+    assert not view.exporting() and view.exportButton.isEnabled() and not view.progress.isVisible()
+    worst = max(lateness.gaps, default=took)
+    print(f"export {took:.2f} s; GUI timer ticks {len(lateness.gaps)}, worst late "
+          f"{worst * 1000:.0f} ms")
+    # Exported on the GUI thread, the timer could not fire until the export was over.
+    assert took > 1.0, "the mix is long enough to measure"
+    assert len(lateness.gaps) > 20 and worst < took / 4
+    assert any(f.startswith("Writing Alice's stem") for f in shown), shown
+    assert any(f.startswith("Writing the mix") for f in shown), shown
+    assert sf.info(str(mix)).duration > 400
+
+
+def test_a_cancelled_export_leaves_nothing(qtbot, view, writer, tmp_path):
+    long_project(view, writer, pause=90.0)
+    view.exportEdit.setText(str(tmp_path / "out" / "show.wav"))
+    (tmp_path / "out").mkdir()
+    view.progress.valueChanged.connect(
+        lambda _v: view.progress.format().startswith("Writing") and view.cancelButton.click())
+    said = []
+    view.message.connect(said.append)
+    view.exportButton.click()
+    qtbot.waitUntil(lambda: not view.exporting(), timeout=120_000)
+    assert said == [], "nothing was exported"
+    assert view.notice.text() == "The export was cancelled; no file was written."
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_an_export_that_fails_while_writing_is_one_sentence_and_leaves_nothing(
+        qtbot, view, writer, tmp_path, monkeypatch):
+    long_project(view, writer, pause=1.0)
+    (tmp_path / "out").mkdir()
+    view.exportEdit.setText(str(tmp_path / "out" / "show.wav"))
+    from studio.engine import audio
+
+    def full(self, block):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(audio.AudioFileWriter, "write", full)
+    view.exportButton.click()
+    qtbot.waitUntil(lambda: not view.exporting(), timeout=60_000)
+    assert view.notice.text() == (f"The export could not be written to {tmp_path / 'out'} "
+                                  "(No space left on device); nothing was kept.")
+    assert list((tmp_path / "out").iterdir()) == []
