@@ -156,3 +156,31 @@ def test_an_export_that_fails_while_writing_is_one_sentence_and_leaves_nothing(
     assert view.notice.text() == (f"The export could not be written to {tmp_path / 'out'} "
                                   "(No space left on device); nothing was kept.")
     assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_playing_a_mix_whose_takes_are_gone_is_one_sentence(qtbot, view, writer, reader,
+                                                            player):
+    long_project(view, writer, pause=1.0)
+    for line in view.project.lines():
+        reader.audio_path(line.take).unlink()  # the files gone from under the library
+    view.select_row(1)
+    with qtbot.waitSignal(view.play_failed, timeout=30_000) as failed:
+        view.playButton.click()
+    assert failed.args[0] == "No line of this project has a take yet; render it first."
+    assert not any(call[0] == "load" for call in player.calls)
+    assert view.playButton.text() == "Play from line" and not view.progress.isVisible()
+
+
+def test_closing_the_project_mid_export_stops_it_and_leaves_nothing(qtbot, view, writer,
+                                                                    tmp_path):
+    """Quitting closes the project: the export stops at its next block and its
+    temporary files are gone before the studio goes on quitting."""
+    long_project(view, writer, pause=90.0)
+    (tmp_path / "out").mkdir()
+    view.exportEdit.setText(str(tmp_path / "out" / "show.flac"))
+    view.exportButton.click()
+    qtbot.waitUntil(lambda: view.progress.format().startswith("Writing"), timeout=60_000)
+    view.close_project()
+    assert list((tmp_path / "out").iterdir()) == []
+    qtbot.waitUntil(lambda: not view.exporting())
+    assert view.notice.text() == "The export was cancelled; no file was written."
