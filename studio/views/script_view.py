@@ -5,7 +5,13 @@ worker renders lines (a LinesRequest) and saves each as a take, and the view cho
 for its line as it arrives. Playback mixes the chosen takes with their pauses, and the
 row of the line being heard follows the playhead; with Settings' Play as it renders,
 a render's lines play in script order as they arrive (ScriptListener). Export writes the
-mix, per-speaker stems, an SRT and a cue sheet.
+mix, per-speaker stems, an SRT and a cue sheet; the mix is made and written on a thread
+of its own (script_export.py), never on the GUI thread.
+
+This module builds the widgets, connects them and opens and closes projects; the rest
+is split by what it does: script_editing (edits), script_showing (showing the project),
+script_rendering (asking the worker for lines), script_export (playing and exporting
+the mix), and the cast panel, lines model, reflowing rows and file drops beside them.
 
 Keyboard: Enter (or Add line) adds a line after the current one (same speaker) and
 edits it; F2 edits; Ctrl+Enter renders the selected lines; Alt+1..9 gives them speaker
