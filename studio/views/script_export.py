@@ -122,7 +122,11 @@ class PlaysAndExports:
             return  # the mix is being made; it plays when it is
         from studio.scripts.export import mix_of_plan, plan_mix
 
-        plan = plan_mix(self.project)
+        try:
+            plan = plan_mix(self.project)
+        except UserError as exc:  # a damaged project row
+            self.play_failed.emit(str(exc))
+            return
 
         def work(takes, _progress, cancel):
             _script, rendered, rate = mix_of_plan(plan, takes, missing="skip", cancel=cancel)
@@ -204,10 +208,10 @@ class PlaysAndExports:
         mix = Path(text).expanduser().absolute()
         try:
             check_mix_path(mix)
+            plan = plan_mix(self.project)
         except UserError as exc:
             self.notice.show_message(str(exc))
             return
-        plan = plan_mix(self.project)
         stems, srt = self.stemsCheck.isChecked(), self.srtCheck.isChecked()
 
         def work(takes, progress, cancel):
