@@ -128,22 +128,26 @@ class PlaysAndExports:
             self.play_failed.emit(str(exc))
             return
 
-        def work(takes, _progress, cancel):
-            _script, rendered, rate = mix_of_plan(plan, takes, missing="skip", cancel=cancel)
-            return rendered.spans, rendered.mix, rate
+        line_ids = [line.id for line in self.project.lines()]
 
-        rendered_ids = [line.id for line in self.project.lines() if line.take is not None]
+        def work(takes, _progress, cancel):
+            script, rendered, rate = mix_of_plan(plan, takes, missing="skip", cancel=cancel)
+            # The lines mixed (a take that cannot be read is left out): each span's line.
+            kept = {id(line) for line in script.lines}
+            mixed = [line_ids[n] for n, line in enumerate(plan.script.lines) if id(line) in kept]
+            return mixed, rendered.spans, rendered.mix, rate
+
         ids = self.selected_ids()
         key = self._key()
         task = _mix_task(self, work, "The mix could not be read")
-        task.done.connect(lambda result: self._mix_ready(task, key, rendered_ids,
-                                                         ids[0] if ids else None, result))
+        task.done.connect(lambda result: self._mix_ready(task, key, ids[0] if ids else None,
+                                                         result))
         task.failed.connect(lambda sentence: self._mix_failed(task, sentence))
         task.cancelled.connect(lambda: self._mix_failed(task, None))
         self._play_task = task
         task.start("script-mix")
 
-    def _mix_ready(self, task, key, rendered_ids, first, result) -> None:
+    def _mix_ready(self, task, key, first, result) -> None:
         task.deleteLater()
         if task is not self._play_task:
             return  # the project closed meanwhile
@@ -151,9 +155,9 @@ class PlaysAndExports:
         self._task_over()
         if key != self._key():
             return
-        spans, mix, rate = result
+        mixed, spans, mix, rate = result
         self._spans = [(line_id, start / rate, end / rate) for line_id, (start, end)
-                       in zip(rendered_ids, spans)]
+                       in zip(mixed, spans)]
         start = next((s for line_id, s, _e in self._spans if line_id == first), 0.0)
         self._player.load(mix, rate, key)
         self._player.seek(start)

@@ -184,3 +184,19 @@ def test_closing_the_project_mid_export_stops_it_and_leaves_nothing(qtbot, view,
     assert list((tmp_path / "out").iterdir()) == []
     qtbot.waitUntil(lambda: not view.exporting())
     assert view.notice.text() == "The export was cancelled; no file was written."
+
+
+def test_a_line_whose_take_cannot_be_read_is_left_out_and_the_rows_still_follow(
+        qtbot, view, writer, reader, player):
+    long_project(view, writer, pause=1.0)
+    lines = view.project.lines()
+    reader.audio_path(lines[1].take).unlink()
+    view.select_row(2)
+    view.playButton.click()
+    qtbot.waitUntil(lambda: ("load", ("script", str(view.project.path))) in player.calls)
+    assert [line_id for line_id, _s, _e in view._spans] == [lines[0].id, lines[2].id,
+                                                            lines[3].id]
+    starts = {line_id: start for line_id, start, _end in view._spans}
+    assert player.calls[-2] == ("seek", pytest.approx(starts[lines[2].id]))
+    player.seek(starts[lines[3].id] + 0.5)
+    assert view.table.currentIndex().row() == 3, "the row heard is the line heard"
