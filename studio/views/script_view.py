@@ -5,7 +5,13 @@ worker renders lines (a LinesRequest) and saves each as a take, and the view cho
 for its line as it arrives. Playback mixes the chosen takes with their pauses, and the
 row of the line being heard follows the playhead; with Settings' Play as it renders,
 a render's lines play in script order as they arrive (ScriptListener). Export writes the
-mix, per-speaker stems, an SRT and a cue sheet.
+mix, per-speaker stems, an SRT and a cue sheet; the mix is made and written on a thread
+of its own (script_export.py), never on the GUI thread.
+
+This module builds the widgets, connects them and opens and closes projects; the rest
+is split by what it does: script_editing (edits), script_showing (showing the project),
+script_rendering (asking the worker for lines), script_export (playing and exporting
+the mix), and the cast panel, lines model, reflowing rows and file drops beside them.
 
 Keyboard: Enter (or Add line) adds a line after the current one (same speaker) and
 edits it; F2 edits; Ctrl+Enter renders the selected lines; Alt+1..9 gives them speaker
@@ -14,16 +20,13 @@ edits it; F2 edits; Ctrl+Enter renders the selected lines; Alt+1..9 gives them s
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
-from types import SimpleNamespace
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
-    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
@@ -42,13 +45,10 @@ from PySide6.QtWidgets import (
 
 from studio.errors import UserError
 from studio.paths import data_dir
-from studio.views.script_cast import (
-    CastPanel,
-    cast_entries,
-    preview_source,
-    swatch,
-    voice_words,
-)
+from studio.scripts.dictionary import Pronunciations, dictionary_text
+from studio.views.script_cast import CastPanel
+from studio.views.script_editing import EditsLines
+from studio.views.script_export import PlaysAndExports, build_export_row
 from studio.views.script_files import StartsScripts
 from studio.views.script_lines_model import (
     LENGTH,
@@ -57,67 +57,31 @@ from studio.views.script_lines_model import (
     STATUS,
     TEXT,
     VOICE,
-    LineRow,
     ScriptLinesModel,
 )
 from studio.views.script_live import ScriptListener
 from studio.views.script_reflow import ReflowRow
-from studio.views.takes_model import suspect_label
+from studio.views.script_rendering import RendersLines
+from studio.views.script_showing import (
+    EMPTY_HINT,
+    RENDER_CHANGED,
+    ShowsProject,
+    render_changed_tip,
+)
 from studio.views.voices_model import ReadsVoices
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
-from studio.views.words import count_words, start_folder
+from studio.views.words import start_folder
 
-SCRIPT_KEY = "script"  # the player's key of a project's mix: ("script", project path)
 PRESETS = {"Draft": 12, "Standard": 16, "Final": 32}
-DESIGN_ITEM = "Describe a voice…"
-RENDER_CHANGED = "Render changed"
-
-
-def render_changed_text(count: int) -> str:
-    """The button that renders the lines with no take, or whose text or voice changed
-    (short: the sentence is its tooltip, render_changed_tip)."""
-    return f"Render {count} changed" if count else RENDER_CHANGED
-
-
-def render_changed_tip(count: int) -> str:
-    if not count:
-        return "Render the lines that are new or changed: none are now (Ctrl+R)"
-    return (f"Render the {count_words(count, 'line')} new or changed since "
-            f"{'its' if count == 1 else 'their'} take (Ctrl+R)")
-
-
 OPEN_HINT = "A project (.ovproj, new or existing) or a script to import (.txt, .md, .srt, .vtt)"
-EMPTY_HINT = ("Start a New script…, open a project, or drop a script here to import it: "
-              "lines such as \"Alice: Hello.\", Markdown "
-              "with # chapters, or SRT/VTT subtitles. Each name becomes a speaker.")
 
 
 NARROW_TABLE = 560  # px: below it the lines table leaves out the Voice column
 
 
-def parse_dictionary(text: str):
-    """``word = how to say it`` per line (blank lines and ``#`` comments ignored)."""
-    from studio.engine.lexicon import Lexicon
-
-    entries = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        word, sep, say = line.partition("=")
-        if not sep or not word.strip() or not say.strip():
-            raise UserError(f"Line {n} of the pronunciations needs the form word = how to "
-                            "say it.")
-        entries.append({"word": word.strip(), "say": say.strip()})
-    return Lexicon.from_data(entries, "of this project")
-
-
-def dictionary_text(lexicon) -> str:
-    return "\n".join(f"{e.word} = {e.say}" for e in lexicon.entries)
-
-
-class ScriptView(ReadsVoices, StartsScripts, QWidget):
+class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsVoices,
+                 StartsScripts, QWidget):
     render_requested = Signal(object)  # LinesRequest
     cancel_requested = Signal()
     compare_requested = Signal(object)  # two take ids: the takes panel's A/B
@@ -140,6 +104,8 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self._listener = ScriptListener(player) if player is not None else None
         self._made = False  # the open project was just made: its first line is its making
         self._shown_takes: tuple = ()  # what line_takes_shown last said: said again on change
+        self._pronunciations = Pronunciations()  # the data folder's, read when it changes
+        self._dictionary = None  # the open project's own Lexicon, read at each refresh
         self._build()
         self._connect()
         self._refresh()
@@ -297,20 +263,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.progress.setTextVisible(True)
         self.progress.hide()
 
-        self.exportEdit = QLineEdit()
-        self.exportEdit.setObjectName("exportPathEdit")
-        self.exportEdit.setPlaceholderText("The mixed track: .wav, .flac, .ogg or .mp3")
-        self.stemsCheck = QCheckBox("Stems")
-        self.stemsCheck.setObjectName("exportStemsCheck")
-        self.stemsCheck.setToolTip("One track per speaker, the mix's length, in a folder "
-                                   "beside the mix")
-        self.stemsCheck.setChecked(True)
-        self.srtCheck = QCheckBox("Subtitles")
-        self.srtCheck.setObjectName("exportSrtCheck")
-        self.srtCheck.setToolTip("An SRT of what was rendered and a cue sheet of the chapters")
-        self.srtCheck.setChecked(True)
-        self.exportButton = QPushButton("Export")
-        self.exportButton.setObjectName("exportScriptButton")
+        build_export_row(self)
         self.notice = MessageLabel()
         self.notice.setObjectName("scriptNotice")
 
@@ -405,7 +358,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.renderStaleButton.clicked.connect(self.render_stale)
         self.renderAllButton.clicked.connect(lambda: self.render_lines(
             [r.line_id for r in self.model.rows()]))
-        self.cancelButton.clicked.connect(self.cancel_requested)
+        self.cancelButton.clicked.connect(self._cancel_clicked)
         self.playButton.clicked.connect(self.toggle_play)
         self.exportButton.clicked.connect(self.export)
         self.exportEdit.returnPressed.connect(self.export)
@@ -528,6 +481,7 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
         self.open_path()
 
     def close_project(self) -> None:
+        self._stop_tasks()
         if self.project is not None:
             if self._listener is not None:
                 self._listener.abort()
@@ -535,610 +489,3 @@ class ScriptView(ReadsVoices, StartsScripts, QWidget):
             self.project.close()
             self.project = None
             self.project_changed.emit(None)
-
-    # ------------------------------------------------------------------ editing
-    def _edit(self, change, *args, **kwargs) -> bool:
-        """One project edit; a refused one is said in the view and changes nothing."""
-        if self.project is None:
-            return False
-        try:
-            change(*args, **kwargs)
-        except UserError as exc:
-            self.notice.show_message(str(exc))
-            return False
-        self.notice.clear_message()
-        self._refresh()
-        return True
-
-    def undo(self) -> None:
-        if self.project is not None and self.project.undo():
-            self._refresh()
-
-    def redo(self) -> None:
-        if self.project is not None and self.project.redo():
-            self._refresh()
-
-    def selected_ids(self) -> list[int]:
-        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
-        if not rows and self.table.currentIndex().isValid():
-            rows = [self.table.currentIndex().row()]
-        return [self.model.row(r).line_id for r in rows if self.model.row(r) is not None]
-
-    def select_row(self, row: int) -> None:
-        """Make ``row`` the one selected and current line. (QTableView.selectRow would
-        extend the selection while Ctrl is held, as it is for Ctrl+Up/Down.)"""
-        index = self.model.index(row, TEXT)
-        if not index.isValid():
-            return
-        flags = (QItemSelectionModel.SelectionFlag.ClearAndSelect
-                 | QItemSelectionModel.SelectionFlag.Rows)
-        self.table.selectionModel().setCurrentIndex(index, flags)
-
-    def current_line(self):
-        ids = self.selected_ids()
-        return self.project.line(ids[0]) if ids and self.project is not None else None
-
-    def add_line(self) -> None:
-        """A new line after the current one, in its speaker's voice, being edited."""
-        if self.project is None:
-            return
-        current = self.current_line()
-        speakers = self.project.speakers()
-        if current is None and not speakers:
-            self._edit(self.project.add_speaker, "Narrator", "design")
-            speakers = self.project.speakers()
-        speaker = current.speaker if current is not None else speakers[0].id
-        before = {line.id for line in self.project.lines()}
-        if not self._edit(self.project.add_line, speaker, "…",
-                          after=current.id if current is not None else None):
-            return
-        if self._made and not before:
-            # A new project's first speaker and line are its making, not an edit to undo
-            # (Undo stood enabled on a project just made).
-            self.project.forget_history()
-            self._refresh_undo()
-        self._made = False
-        new = next(line.id for line in self.project.lines() if line.id not in before)
-        row = self.model.row_of(new)
-        self.select_row(row)
-        self.table.edit(self.model.index(row, TEXT))
-
-    def _add_line_clicked(self) -> None:
-        self.table.setFocus(Qt.FocusReason.OtherFocusReason)  # Enter adds the next one
-        self.add_line()
-
-    def delete_lines(self) -> None:
-        for line_id in self.selected_ids():
-            self._edit(self.project.delete_line, line_id)
-
-    def _move(self, step: int) -> None:
-        ids = self.selected_ids()
-        if self.project is None or len(ids) != 1:
-            return
-        lines = self.project.lines()
-        at = next(n for n, line in enumerate(lines) if line.id == ids[0])
-        target = at + step
-        if not 0 <= target < len(lines):
-            return
-        after = None if target == 0 else lines[target if step > 0 else target - 1].id
-        self._edit(self.project.move_line, ids[0], after)
-        self.select_row(self.model.row_of(ids[0]))
-
-    def assign_speaker(self, number: int) -> None:
-        """Alt+number: the selected lines get the project's speaker ``number``."""
-        if self.project is None:
-            return
-        speakers = self.project.speakers()
-        if not 1 <= number <= len(speakers):
-            return
-        for line_id in self.selected_ids():
-            if self.project.line(line_id).speaker != speakers[number - 1].id:
-                self._edit(self.project.set_line, line_id, speaker=speakers[number - 1].id)
-
-    def _line_speaker_chosen(self, index: int) -> None:
-        speaker = self.lineSpeakerCombo.itemData(index)
-        for line_id in self.selected_ids():
-            if self.project.line(line_id).speaker != speaker:
-                self._edit(self.project.set_line, line_id, speaker=speaker)
-
-    def _pause_edited(self) -> None:
-        line = self.current_line()
-        if line is not None and abs(line.pause_after - self.pauseSpin.value()) > 1e-9:
-            self._edit(self.project.set_line, line.id, pause_after=self.pauseSpin.value())
-
-    def _take_chosen(self, index: int) -> None:
-        line, take = self.current_line(), self.takeCombo.itemData(index)
-        if line is not None and take and take != line.take:
-            self._edit(self.project.choose_take, line.id, take)
-
-    def _add_speaker(self) -> None:
-        name = self.newSpeakerEdit.text().strip()
-        if self.project is not None and name and self._edit(self.project.add_speaker, name,
-                                                            "design"):
-            self.newSpeakerEdit.clear()
-            self.speakerCombo.setCurrentIndex(self.speakerCombo.count() - 1)
-
-    def current_speaker(self):
-        speaker_id = self.speakerCombo.currentData()
-        if self.project is None or speaker_id is None:
-            return None
-        return next((s for s in self.project.speakers() if s.id == speaker_id), None)
-
-    def _voice_chosen(self, index: int) -> None:
-        speaker, (kind, value) = self.current_speaker(), self.voiceCombo.itemData(index)
-        if speaker is None:
-            return
-        if kind == "voice":
-            self._edit(self.project.set_voice, speaker.id, "voice", voice=value,
-                       language=speaker.language)
-        elif kind == "design":
-            self.instructEdit.setFocus()
-            self._show_speaker()
-
-    def _instruct_edited(self) -> None:
-        speaker, instruct = self.current_speaker(), " ".join(self.instructEdit.text().split())
-        if speaker is None or not instruct or (speaker.kind == "design"
-                                               and speaker.instruct == instruct):
-            return
-        seed = speaker.seed if speaker.kind == "design" and speaker.seed is not None \
-            else random.randrange(2**31)  # locked: every line of this speaker, the same voice
-        self._edit(self.project.set_voice, speaker.id, "design", instruct=instruct, seed=seed,
-                   language=speaker.language)
-
-    def _apply_dictionary(self) -> None:
-        try:
-            lexicon = parse_dictionary(self.dictionaryEdit.toPlainText())
-        except UserError as exc:
-            self.notice.show_message(str(exc))
-            return
-        if self._edit(self.project.set_dictionary, lexicon):
-            self.message.emit(f"The project's pronunciations: {len(lexicon)} "
-                              f"entr{'y' if len(lexicon) == 1 else 'ies'}.")
-
-    # ------------------------------------------------------------------ showing
-    def _refresh(self) -> None:
-        """Show the project as it is now (after every edit, render and undo)."""
-        has = self.project is not None
-        rows = self._rows() if has else []
-        self.model.reload(rows)
-        self._refresh_undo()
-        speakers = self.project.speakers() if has else []
-        for combo in (self.speakerCombo, self.lineSpeakerCombo):
-            keep = combo.currentData()
-            blocked = combo.blockSignals(True)
-            combo.clear()
-            for n, s in enumerate(speakers, 1):
-                combo.addItem(swatch(s.colour), f"{s.name}  (Alt+{n})" if n < 10 and
-                              combo is self.lineSpeakerCombo else s.name, s.id)
-            combo.setCurrentIndex(max(0, combo.findData(keep)))
-            combo.blockSignals(blocked)
-        self.cast.show_cast(cast_entries(speakers, self.project.lines(), self._saved_names())
-                            if has else [])
-        self.cast.setVisible(has and bool(speakers))
-        self.cast.select_speaker(self.speakerCombo.currentData())
-        stale = sum(1 for r in rows if r.status in ("not rendered", "stale"))
-        self.renderStaleButton.setText(render_changed_text(stale))
-        self.renderStaleButton.setToolTip(render_changed_tip(stale))
-        idle = has and not self._busy
-        self._enable(self.renderStaleButton, idle and stale > 0)
-        self._enable(self.renderAllButton, idle and bool(rows))
-        self._enable(self.cancelButton, self._busy)
-        self._enable(self.exportButton, has and any(r.take for r in rows))
-        for widget in (self.voiceCombo, self.instructEdit, self.newSpeakerEdit, self.addLineButton,
-                       self.dictionarySection, self.exportEdit, self.presetCombo):
-            widget.setEnabled(has)
-        if has:
-            seconds = sum(r.seconds or 0 for r in rows)
-            names = ", ".join(s.name for s in speakers) or "no speakers yet"
-            self.projectLabel.setText(f"{self.project.path.name} · {count_words(len(rows), 'line')} · "
-                                      f"{names} · {seconds:.1f} s rendered")
-        else:
-            self.projectLabel.setText(EMPTY_HINT)
-        self._show_speaker()
-        self._show_line()
-        self._refresh_play()
-        self._reflow()
-
-    def _refresh_undo(self) -> None:
-        has = self.project is not None
-        self.undoButton.setEnabled(has and self.project.can_undo())
-        self.redoButton.setEnabled(has and self.project.can_redo())
-
-    def _enable(self, button: QPushButton, on: bool) -> None:
-        """A focused button about to be disabled hands the focus to the lines; left to Qt
-        it moved on in tab order, to the export path with its text selected, where one
-        keystroke replaced it."""
-        if not on and button.hasFocus():
-            self.table.setFocus(Qt.FocusReason.OtherFocusReason)
-        button.setEnabled(on)
-
-    def _rows(self) -> list[LineRow]:
-        takes = self._takes() if self._takes is not None else None
-        speakers = {s.id: s for s in self.project.speakers()}
-        saved = self._saved_names()
-        voices = {s.id: voice_words(s, saved) for s in speakers.values()}
-        rows = []
-        for line in self.project.lines():
-            status = self._in_flight.get(line.id) or self.project.status(line)
-            seconds = None
-            problem = ""
-            if line.take is not None and takes is not None:
-                try:
-                    take = takes.get(line.take)
-                    seconds = take.audio_seconds
-                    if status == "done" and take.suspects:
-                        status = "suspect"
-                        problem = suspect_label(take.suspects[0]).lower()
-                except UserError:
-                    status = self._in_flight.get(line.id) or "not rendered"
-            speaker = speakers.get(line.speaker)
-            voice, voice_problem = voices.get(line.speaker, ("", ""))
-            rows.append(LineRow(line.id, speaker.name if speaker else "?",
-                                speaker.colour if speaker else "", line.text, status, seconds,
-                                line.take, problem, voice, voice_problem))
-        return rows
-
-    def _saved_names(self) -> set[str]:
-        """The saved voices' names, folded (a damaged library: none)."""
-        try:
-            return {v.name.lower() for v in self.library().list()}
-        except Exception:
-            return set()
-
-    def preview_speaker(self, speaker_id: int) -> None:
-        """Hear a speaker's voice: a saved voice's or a clip speaker's clip; a described
-        voice's rendered line (its first line is rendered when none is yet)."""
-        from studio.engine.audio import read_audio
-
-        if self.project is None or self._player is None:
-            return
-        speaker = next((s for s in self.project.speakers() if s.id == speaker_id), None)
-        if speaker is None:
-            return
-        saved = self._saved(speaker)
-        kind, what = preview_source(speaker, self.project.lines(),
-                                    saved.clip if saved is not None else None)
-        try:
-            if kind == "render":
-                self.message.emit(f"Rendering {speaker.name}'s first line to hear the voice.")
-                self.render_lines([what])
-                return
-            if kind == "clip":
-                audio, rate = read_audio(what)
-                audio = audio.mean(axis=0) if audio.ndim == 2 else audio
-            elif kind == "take":
-                audio, rate = self._takes().read_audio(what)
-            else:
-                return
-        except UserError as exc:
-            self.notice.show_message(str(exc))
-            return
-        self._player.load(audio, rate, ("cast", str(self.project.path), speaker_id))
-        self._player.play()
-
-    def _show_speaker(self) -> None:
-        speaker = self.current_speaker()
-        blocked = self.voiceCombo.blockSignals(True)
-        self.voiceCombo.clear()
-        self.voiceCombo.addItem(DESIGN_ITEM, ("design", None))
-        try:
-            voices = self.library().list()
-        except Exception:  # a damaged library: the design option still works
-            voices = []
-        for voice in voices:
-            self.voiceCombo.addItem(f"Saved voice: {voice.name}", ("voice", voice.name))
-        if speaker is not None and speaker.kind == "clip":
-            self.voiceCombo.addItem(f"Clip: {Path(speaker.clip).name}", ("clip", speaker.clip))
-        selected = 0
-        if speaker is not None:
-            want = ("voice", speaker.voice) if speaker.kind == "voice" else (
-                ("clip", speaker.clip) if speaker.kind == "clip" else ("design", None))
-            for i in range(self.voiceCombo.count()):
-                data = self.voiceCombo.itemData(i)
-                if data[0] == want[0] and (data[1] or "").lower() == (want[1] or "").lower():
-                    selected = i
-            if speaker.kind == "voice" and selected == 0:  # gone from the library
-                self.voiceCombo.addItem(f"Missing voice: {speaker.voice}", ("voice", speaker.voice))
-                selected = self.voiceCombo.count() - 1
-        self.voiceCombo.setCurrentIndex(selected)
-        self.voiceCombo.blockSignals(blocked)
-        design = speaker is not None and speaker.kind == "design"
-        # Always there (greyed for a saved voice or a clip), so the row keeps its layout.
-        self.instructEdit.setEnabled(self.project is not None and (speaker is None or design))
-        self.instructEdit.setPlaceholderText(
-            "e.g. female, low pitch, british accent" if speaker is None or design else
-            "Described by its saved voice" if speaker.kind == "voice" else "Described by its clip")
-        if not self.instructEdit.hasFocus():
-            self.instructEdit.setText(speaker.instruct or "" if design else "")
-        locked = design and speaker.seed is not None
-        self.seedLabel.setText("Variation locked" if locked else "")
-        self.seedLabel.setToolTip(
-            (f"Variation {speaker.seed}: every line of this speaker renders this variation, so "
-             "the described voice stays the same person") if locked else "")
-
-    def _show_line(self, *_args) -> None:
-        line = self.current_line()
-        for widget in (self.lineSpeakerCombo, self.pauseSpin, self.takeCombo):
-            widget.setEnabled(line is not None)
-        self._enable(self.newSeedButton, line is not None and not self._busy)
-        self.playButton.setEnabled(self._player is not None and any(
-            r.take for r in self.model.rows()))
-        self.lineLabel.setText(f"Line {self.model.row_of(line.id) + 1}" if line else "Line")
-        if line is None:
-            self.readsLabel.setText("")
-            self.readsLabel.hide()
-            self.takeCombo.clear()
-            self.compareButton.setEnabled(False)
-            self._shown_takes = ()
-            return
-        for combo, value in ((self.lineSpeakerCombo, line.speaker),):
-            blocked = combo.blockSignals(True)
-            combo.setCurrentIndex(max(0, combo.findData(value)))
-            combo.blockSignals(blocked)
-        if not self.pauseSpin.hasFocus():
-            self.pauseSpin.setValue(line.pause_after)
-        takes = self.project.takes_of(line.id)
-        blocked = self.takeCombo.blockSignals(True)
-        self.takeCombo.clear()
-        if not takes:
-            self.takeCombo.addItem("No takes yet", None)
-        library = self._takes() if self._takes is not None else None
-        for n, take_id in enumerate(takes, 1):
-            label = f"Take {n} of {len(takes)}"
-            try:
-                take = library.get(take_id) if library is not None else None
-            except UserError:
-                continue  # deleted from the take library
-            if take is not None:
-                label += f" · {take.audio_seconds:.1f} s"
-            self.takeCombo.addItem(label, take_id)
-            if take is not None:
-                self.takeCombo.setItemData(self.takeCombo.count() - 1,
-                                           f"Variation {take.settings.seed}",
-                                           Qt.ItemDataRole.ToolTipRole)
-        self.takeCombo.setCurrentIndex(max(0, self.takeCombo.findData(line.take)))
-        self.takeCombo.blockSignals(blocked)
-        self.compareButton.setEnabled(line.take is not None and self.takeCombo.count() > 1)
-        shown = (line.id, tuple(takes), line.take)
-        if takes and shown != self._shown_takes:  # not on every edit: the user's pick stays
-            self._shown_takes = shown
-            self.line_takes_shown.emit(list(takes), line.take)
-        reads = self._reads(line)
-        self.readsLabel.setText(f"The model reads: {reads}" if reads != line.text else "")
-        self.readsLabel.setVisible(reads != line.text)
-
-    def _reads(self, line) -> str:
-        """The line as the model will read it: this project's pronunciations, then the
-        data folder's."""
-        from studio.engine.lexicon import load_pronunciations
-
-        try:
-            lexicon = self.project.dictionary() + (load_pronunciations() or _empty())
-        except UserError:
-            lexicon = self.project.dictionary()
-        return lexicon.apply(line.text, line.language) if lexicon else line.text
-
-    def _compare(self) -> None:
-        line = self.current_line()
-        if line is None or line.take is None:
-            return
-        others = [t for t in (self.takeCombo.itemData(i) for i in range(self.takeCombo.count()))
-                  if t and t != line.take]
-        if others:
-            self.compare_requested.emit([line.take, others[-1]])
-
-    # ------------------------------------------------------------------ rendering
-    def render_stale(self) -> None:
-        if self.project is not None:
-            self.render_lines([line.id for line in self.project.stale_lines()])
-
-    def render_lines(self, line_ids, *, new_seed: bool = False) -> None:
-        """Ask the worker for these lines, batched by voice, in script order."""
-        from studio.engine.options import DecodeOptions, GenerationOptions
-        from studio.worker.jobs import LinesRequest
-        from studio.worker.lines import line_request
-
-        if self.project is None or self._busy or not line_ids:
-            return
-        options = GenerationOptions(decode=DecodeOptions(num_step=self.presetCombo.currentData()))
-        speakers = {s.id: s for s in self.project.speakers()}
-        order = {line.id: n for n, line in enumerate(self.project.lines())}
-        requests, keys = [], []
-        try:
-            for line_id in sorted(line_ids, key=lambda i: order.get(i, 0)):
-                line, speaker = self.project.line(line_id), speakers[self.project.line(line_id).speaker]
-                seed = random.randrange(2**31) if new_seed else (
-                    line.seed if line.seed is not None else speaker.seed if speaker.seed is not None
-                    else random.randrange(2**31))
-                requests.append(line_request(speaker, line, options, seed=seed,
-                                             saved=self._saved(speaker),
-                                             project=str(self.project.path),
-                                             number=order.get(line_id, 0) + 1))
-                keys.append(line_id)
-        except UserError as exc:
-            self.notice.show_message(str(exc))
-            return
-        self._in_flight = {key: "queued" for key in keys}
-        self.notice.clear_message()
-        self.render_requested.emit(LinesRequest(tuple(requests), tuple(keys),
-                                                self.project.dictionary() or None))
-
-    def _saved(self, speaker):
-        if speaker.kind != "voice":
-            return None
-        try:
-            voice = self.library().find(speaker.voice)
-            return SimpleNamespace(id=voice.id, transcript=voice.transcript,
-                                   clip=self.library().clip_path(voice.id))
-        except UserError:
-            return None
-
-    # The main window routes the lines job's signals here (as it does a form's).
-    def set_busy(self, busy: bool) -> None:
-        self._busy = busy
-        self.progress.setVisible(busy)
-        if busy:
-            self.progress.setRange(0, 0)
-            self.progress.setFormat("Starting …")
-        else:
-            self._in_flight.clear()
-            if self._listener is not None:
-                self._listener.finish()
-        self._refresh()
-
-    def on_progress(self, step: int, steps: int, done: int, total: int) -> None:
-        self.progress.setRange(0, max(1, total * steps))
-        self.progress.setValue(done * steps + step)
-        self.progress.setFormat(f"Line {min(done + 1, total)} of {total} · step {step}/{steps}")
-        rendering = [k for k, v in self._in_flight.items() if v in ("queued", "rendering")]
-        if rendering and self._in_flight[rendering[0]] != "rendering":
-            self._in_flight[rendering[0]] = "rendering"
-            self.model.reload(self._rows())
-
-    def listen(self, keys) -> None:
-        """Play the lines just asked for (their keys) in script order as they arrive."""
-        if self._listener is None or self.project is None:
-            return
-        pauses = {}
-        for key in keys:
-            try:
-                pauses[key] = self.project.line(key).pause_after
-            except UserError:
-                continue  # deleted since it was asked for
-        self._listener.start(self._key(), [k for k in keys if k in pauses], pauses,
-                             exists=self._exists)
-        self._spans = self._listener.spans
-
-    def on_line(self, done) -> None:
-        """A line rendered (LineDone): its take becomes the line's choice, and it plays
-        when the lines before it have (while listening)."""
-        self._in_flight.pop(done.key, None)
-        exists = self.project is not None and self._exists(done.key)
-        if self._listener is not None:
-            self._listener.line_done(done.key, done.take.audio if exists else None,
-                                     done.take.sample_rate)
-        if not exists:
-            return  # deleted while it rendered
-        if done.take.take_id is not None:
-            self.project.choose_take(done.key, done.take.take_id)
-        self._refresh()
-
-    def _exists(self, line_id: int) -> bool:
-        try:
-            self.project.line(line_id)
-            return True
-        except UserError:
-            return False
-
-    def on_lines_finished(self, result) -> None:
-        text = (f"Rendered {result.rendered} line{'s' if result.rendered != 1 else ''} "
-                f"({result.audio_seconds:.1f} s of audio) in {result.seconds:.1f} s.")
-        if result.warnings:
-            text += " " + " ".join(result.warnings)
-        self.message.emit(text)
-
-    def on_failed(self, sentence: str) -> None:
-        self.notice.show_message(sentence)
-
-    def on_cancelled(self) -> None:
-        self.message.emit("Cancelled; the lines rendered before it keep their takes.")
-
-    def stop_live(self) -> None:
-        """Cancel: the lines playing as they render stop now."""
-        if self._listener is not None:
-            self._listener.abort()
-
-    # ------------------------------------------------------------------ playing
-    def _key(self):
-        return (SCRIPT_KEY, str(self.project.path)) if self.project is not None else None
-
-    def _mine(self) -> bool:
-        return self._player is not None and self._key() is not None \
-            and self._player.key() == self._key()
-
-    def toggle_play(self) -> None:
-        if self._player is None or self.project is None:
-            return
-        if self._mine() and self._player.state() == "playing":
-            self._player.pause()
-            return
-        if self._mine() and self._player.streaming():
-            self._player.play()  # a render's lines, paused: carry on where they were
-            return
-        from studio.scripts.export import project_mix
-
-        try:
-            script, rendered, rate = project_mix(self.project, self._takes(), missing="skip")
-        except UserError as exc:
-            self.play_failed.emit(str(exc))
-            return
-        rendered_ids = [line.id for line in self.project.lines()
-                        if line.take is not None]
-        self._spans = [(line_id, start / rate, end / rate) for line_id, (start, end)
-                       in zip(rendered_ids, rendered.spans)]
-        start = 0.0
-        ids = self.selected_ids()
-        if ids:
-            start = next((s for line_id, s, _e in self._spans if line_id == ids[0]), 0.0)
-        self._player.load(rendered.mix, rate, self._key())
-        self._player.seek(start)
-        self._player.play()
-
-    def _follow(self, seconds: float) -> None:
-        """The row of the line being heard is the current one while the mix plays."""
-        if not self._mine() or self._player.state() != "playing":
-            return
-        for line_id, start, end in self._spans:
-            if start <= seconds < end:
-                row = self.model.row_of(line_id)
-                if row >= 0 and row != self.table.currentIndex().row():
-                    self.select_row(row)
-                    self.table.scrollTo(self.model.index(row, 0))
-                return
-
-    def _refresh_play(self) -> None:
-        playing = self._mine() and self._player.state() == "playing"
-        self.playButton.setText("Pause" if playing else "Play from line")
-
-    def _stop_mine(self) -> None:
-        if self._mine():
-            self._player.stop()
-
-    # ------------------------------------------------------------------ export
-    def export(self) -> None:
-        from studio.scripts.export import export_project
-
-        if self.project is None:
-            return
-        text = self.exportEdit.text().strip()
-        if not text:
-            self.notice.show_message("Type where the mix goes, such as show.wav.")
-            return
-        mix = Path(text).expanduser().absolute()
-        stale = sum(1 for r in self.model.rows() if r.status == "stale")
-        try:
-            written = export_project(self.project, self._takes(), mix,
-                                     stems=self.stemsCheck.isChecked(),
-                                     srt=self.srtCheck.isChecked())
-        except UserError as exc:
-            self.notice.show_message(str(exc))
-            return
-        except OSError as exc:
-            self.notice.show_message(f"The export could not be written to {mix.parent} "
-                                     f"({exc.strerror or exc}); nothing was kept.")
-            return
-        if self.project.setting("export_path") != str(mix):
-            self.project.set_setting("export_path", str(mix))
-            self._refresh()
-        said = f"Exported {mix.name} and {len(written) - 1} more files to {mix.parent}."
-        if stale:
-            said += (f" {stale} line{'s' if stale != 1 else ''} changed after rendering: the mix "
-                     "has the takes rendered before the change.")
-        self.notice.show_message(said, error=False)
-        self.message.emit(said)
-
-
-def _empty():
-    from studio.engine.lexicon import Lexicon
-
-    return Lexicon()

@@ -83,9 +83,10 @@ def test_import_a_dialogue_render_rerender_export_and_reopen(launch, tmp_path, s
     mix.parent.mkdir()
     studio.type("exportPathEdit", str(mix))
     studio.click("exportScriptButton")
-    studio.wait_until(lambda: mix.exists(), 60, "the export")
-    assert studio.text("scriptNotice").startswith("Exported breakfast.wav and"), \
-        studio.text("scriptNotice")
+    # Written on the export's own thread: the notice says when all the files are there.
+    studio.wait_until(lambda: studio.text("scriptNotice").startswith("Exported breakfast.wav and"),
+                      60, "the export")
+    assert mix.exists()
     stems = sorted(p.name for p in (mix.parent / "breakfast stems").iterdir())
     assert stems == ["Alice.wav", "Bob.wav"], stems
     frames = sf.info(str(mix)).frames

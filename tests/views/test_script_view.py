@@ -213,7 +213,7 @@ def test_play_starts_at_the_selected_line_and_the_row_follows(qtbot, view, write
     render_everything(qtbot, view, writer)
     view.select_row(2)
     view.playButton.click()
-    assert ("load", ("script", str(view.project.path))) in player.calls
+    qtbot.waitUntil(lambda: ("load", ("script", str(view.project.path))) in player.calls)
     lines = view.project.lines()
     starts = {line_id: start for line_id, start, _end in view._spans}
     assert player.calls[-2] == ("seek", pytest.approx(starts[lines[2].id]))
@@ -228,7 +228,8 @@ def test_export_writes_the_mix_stems_and_subtitles(qtbot, view, writer, tmp_path
     render_everything(qtbot, view, writer)
     mix = tmp_path / "show.flac"
     view.exportEdit.setText(str(mix))
-    view.exportButton.click()
+    with qtbot.waitSignal(view.message):  # written on the export's thread
+        view.exportButton.click()
     assert view.notice.text().startswith("Exported show.flac and ")
     audio, rate = sf.read(str(mix), dtype="float32")
     assert rate == RATE
@@ -263,6 +264,7 @@ def test_an_export_onto_a_take_it_mixes_is_refused_and_the_take_kept(qtbot, view
     (tmp_path / "show.flac").symlink_to(take)
     view.exportEdit.setText(str(tmp_path / "show.flac"))
     view.exportButton.click()
+    qtbot.waitUntil(lambda: not view.exporting())
     assert "is the take of a line" in view.notice.text()
     assert take.read_bytes() == kept
     assert not (tmp_path / "show stems").exists() and not (tmp_path / "show.srt").exists()

@@ -1,0 +1,255 @@
+"""The Script view's mix: playing it from the selected line (the row being heard follows
+the playhead) and exporting it (the mix, stems, an SRT and a cue sheet).
+
+Both read every chosen take and mix them, which for a long project is seconds of file
+work, so both run as a :class:`~studio.views.file_task.FileTask` on their own thread
+(not the worker's, which is busy rendering) over the same functions ``script render``
+uses (studio/scripts/export.py). The project's rows are read here first (its SQLite
+connection belongs to the GUI thread) into a MixPlan, and the task opens its own
+read-only take library. Its progress shows on the view's progress line when no render
+is using it; Cancel stops it, and a failed or cancelled export leaves no file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from PySide6.QtWidgets import QCheckBox, QLineEdit, QPushButton
+
+from studio.errors import UserError
+
+SCRIPT_KEY = "script"  # the player's key of a project's mix: ("script", project path)
+EXPORT_CANCELLED = "The export was cancelled; no file was written."
+WAIT_ON_CLOSE_S = 5.0  # a cancelled export removes its temporary files within a block
+
+
+def build_export_row(view) -> None:
+    """The export row's widgets, as attributes of ``view``."""
+    view.exportEdit = QLineEdit()
+    view.exportEdit.setObjectName("exportPathEdit")
+    view.exportEdit.setPlaceholderText("The mixed track: .wav, .flac, .ogg or .mp3")
+    view.stemsCheck = QCheckBox("Stems")
+    view.stemsCheck.setObjectName("exportStemsCheck")
+    view.stemsCheck.setToolTip("One track per speaker, the mix's length, in a folder "
+                               "beside the mix")
+    view.stemsCheck.setChecked(True)
+    view.srtCheck = QCheckBox("Subtitles")
+    view.srtCheck.setObjectName("exportSrtCheck")
+    view.srtCheck.setToolTip("An SRT of what was rendered and a cue sheet of the chapters")
+    view.srtCheck.setChecked(True)
+    view.exportButton = QPushButton("Export")
+    view.exportButton.setObjectName("exportScriptButton")
+
+
+def _mix_task(view, work, failure: str, cancelled_by=()):
+    """A FileTask over ``work(takes, progress, cancel)`` with its own take-library reader
+    (none when the view has no library: every line then counts as not rendered)."""
+    from studio.views.file_task import FileTask
+
+    reader = view._takes() if view._takes is not None else None
+    root = getattr(reader, "root", None)
+
+    def run(progress, cancel):
+        if root is None:
+            return work(None, progress, cancel)
+        from studio.library.takes import TakeLibrary
+
+        with TakeLibrary(root, read_only=True) as takes:
+            return work(takes, progress, cancel)
+
+    task = FileTask(run, failure, cancelled_by=cancelled_by, parent=view)
+    task.progress.connect(view._task_progress)
+    return task
+
+
+class PlaysAndExports:
+    """ScriptView's mix part (it holds the widgets, the player and the open project)."""
+
+    _export_job = None  # SimpleNamespace(task, mix, stale, project) while one runs
+    _play_task = None  # the FileTask making the mix to play, while it runs
+
+    def exporting(self) -> bool:
+        return self._export_job is not None
+
+    def _cancel_clicked(self) -> None:
+        """Cancel: the export running (if any), and the render (when one is)."""
+        if self._export_job is not None:
+            self._export_job.task.cancel()
+        if self._busy:
+            self.cancel_requested.emit()
+
+    def _stop_tasks(self) -> None:
+        """The project closes (or the studio quits): its mix tasks stop; an export removes
+        what it had written."""
+        if self._play_task is not None:
+            self._play_task.cancel()
+            self._play_task = None
+        if self._export_job is not None:
+            self._export_job.task.cancel(wait=WAIT_ON_CLOSE_S)
+
+    def _task_progress(self, what: str, fraction: float) -> None:
+        if self._busy:
+            return  # the render's progress has the line
+        self.progress.setVisible(True)
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(round(1000 * min(max(fraction, 0.0), 1.0)))
+        self.progress.setFormat(f"{what} · {fraction:.0%}")
+
+    def _task_over(self) -> None:
+        if not self._busy and self._export_job is None and self._play_task is None:
+            self.progress.hide()
+        self._refresh()
+
+    # ------------------------------------------------------------------ playing
+    def _key(self):
+        return (SCRIPT_KEY, str(self.project.path)) if self.project is not None else None
+
+    def _mine(self) -> bool:
+        return self._player is not None and self._key() is not None \
+            and self._player.key() == self._key()
+
+    def toggle_play(self) -> None:
+        if self._player is None or self.project is None:
+            return
+        if self._mine() and self._player.state() == "playing":
+            self._player.pause()
+            return
+        if self._mine() and self._player.streaming():
+            self._player.play()  # a render's lines, paused: carry on where they were
+            return
+        if self._play_task is not None:
+            return  # the mix is being made; it plays when it is
+        from studio.scripts.export import mix_of_plan, plan_mix
+
+        try:
+            plan = plan_mix(self.project)
+        except UserError as exc:  # a damaged project row
+            self.play_failed.emit(str(exc))
+            return
+
+        line_ids = [line.id for line in self.project.lines()]
+
+        def work(takes, _progress, cancel):
+            script, rendered, rate = mix_of_plan(plan, takes, missing="skip", cancel=cancel)
+            # The lines mixed (a take that cannot be read is left out): each span's line.
+            kept = {id(line) for line in script.lines}
+            mixed = [line_ids[n] for n, line in enumerate(plan.script.lines) if id(line) in kept]
+            return mixed, rendered.spans, rendered.mix, rate
+
+        ids = self.selected_ids()
+        key = self._key()
+        task = _mix_task(self, work, "The mix could not be read")
+        task.done.connect(lambda result: self._mix_ready(task, key, ids[0] if ids else None,
+                                                         result))
+        task.failed.connect(lambda sentence: self._mix_failed(task, sentence))
+        task.cancelled.connect(lambda: self._mix_failed(task, None))
+        self._play_task = task
+        task.start("script-mix")
+
+    def _mix_ready(self, task, key, first, result) -> None:
+        task.deleteLater()
+        if task is not self._play_task:
+            return  # the project closed meanwhile
+        self._play_task = None
+        self._task_over()
+        if key != self._key():
+            return
+        mixed, spans, mix, rate = result
+        self._spans = [(line_id, start / rate, end / rate) for line_id, (start, end)
+                       in zip(mixed, spans)]
+        start = next((s for line_id, s, _e in self._spans if line_id == first), 0.0)
+        self._player.load(mix, rate, key)
+        self._player.seek(start)
+        self._player.play()
+
+    def _mix_failed(self, task, sentence: str | None) -> None:
+        task.deleteLater()
+        if task is not self._play_task:
+            return
+        self._play_task = None
+        self._task_over()
+        if sentence is not None:
+            self.play_failed.emit(sentence)
+
+    def _follow(self, seconds: float) -> None:
+        """The row of the line being heard is the current one while the mix plays."""
+        if not self._mine() or self._player.state() != "playing":
+            return
+        for line_id, start, end in self._spans:
+            if start <= seconds < end:
+                row = self.model.row_of(line_id)
+                if row >= 0 and row != self.table.currentIndex().row():
+                    self.select_row(row)
+                    self.table.scrollTo(self.model.index(row, 0))
+                return
+
+    def _refresh_play(self) -> None:
+        playing = self._mine() and self._player.state() == "playing"
+        self.playButton.setText("Pause" if playing else "Play from line")
+
+    def _stop_mine(self) -> None:
+        if self._mine():
+            self._player.stop()
+
+    # ------------------------------------------------------------------ export
+    def export(self) -> None:
+        """Check the path here (one sentence at once), then mix and write on the task's
+        thread; ``message`` says what was written when it is."""
+        from studio.scripts.export import (
+            ExportCancelled,
+            check_mix_path,
+            export_plan,
+            plan_mix,
+        )
+
+        if self.project is None or self._export_job is not None:
+            return
+        text = self.exportEdit.text().strip()
+        if not text:
+            self.notice.show_message("Type where the mix goes, such as show.wav.")
+            return
+        mix = Path(text).expanduser().absolute()
+        try:
+            check_mix_path(mix)
+            plan = plan_mix(self.project)
+        except UserError as exc:
+            self.notice.show_message(str(exc))
+            return
+        stems, srt = self.stemsCheck.isChecked(), self.srtCheck.isChecked()
+
+        def work(takes, progress, cancel):
+            return export_plan(plan, takes, mix, stems=stems, srt=srt, on_progress=progress,
+                               cancel=cancel)
+
+        task = _mix_task(self, work, f"The export could not be written to {mix.parent}",
+                         cancelled_by=(ExportCancelled,))
+        stale = sum(1 for r in self.model.rows() if r.status == "stale")
+        job = SimpleNamespace(task=task, mix=mix, stale=stale, project=plan.project)
+        task.done.connect(lambda written: self._exported(job, written))
+        task.failed.connect(lambda sentence: self._export_over(job, sentence))
+        task.cancelled.connect(lambda: self._export_over(job, EXPORT_CANCELLED))
+        self._export_job = job
+        self.notice.clear_message()
+        self._task_progress("Reading the takes", 0.0)
+        task.start("script-export")
+        self._refresh()
+
+    def _exported(self, job, written) -> None:
+        mix = job.mix
+        if self.project is not None and self.project.path == job.project \
+                and self.project.setting("export_path") != str(mix):
+            self.project.set_setting("export_path", str(mix))
+        said = f"Exported {mix.name} and {len(written) - 1} more files to {mix.parent}."
+        if job.stale:
+            said += (f" {job.stale} line{'s' if job.stale != 1 else ''} changed after rendering: "
+                     "the mix has the takes rendered before the change.")
+        self._export_over(job, said, error=False)
+        self.message.emit(said)
+
+    def _export_over(self, job, sentence: str, *, error: bool = True) -> None:
+        job.task.deleteLater()
+        if job is self._export_job:
+            self._export_job = None
+        self.notice.show_message(sentence, error=error)
+        self._task_over()
