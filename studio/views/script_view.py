@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.engine.options import PRESETS
 from studio.errors import UserError
 from studio.paths import data_dir
 from studio.views.script_cast import (
@@ -69,7 +70,6 @@ from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.words import count_words, start_folder
 
 SCRIPT_KEY = "script"  # the player's key of a project's mix: ("script", project path)
-PRESETS = {"Draft": 12, "Standard": 16, "Final": 32}
 DESIGN_ITEM = "Describe a voice…"
 RENDER_CHANGED = "Render changed"
 
