@@ -82,7 +82,3 @@ def _command(args, logfile: Path | None) -> int:
         return command.run(args)
 
     return exits.run_guarded(args, logfile, run)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
