@@ -36,7 +36,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere: make ``studio`` 
     sys.path.insert(0, str(ROOT))
 
 from studio.engine.engine import Engine, SynthesisItem  # noqa: E402
-from studio.engine.options import DecodeOptions, GenerationOptions  # noqa: E402
+from studio.engine.options import DECODE_MODES, DecodeOptions, GenerationOptions  # noqa: E402
 from studio.engine.random_checkpoint import build_random_checkpoint  # noqa: E402
 
 TEXT = "Pick a reference clip, type what the voice should say, and press render."
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--precision", default="auto")
-    parser.add_argument("--decode", default="auto", choices=("auto", "padded", "packed"))
+    parser.add_argument("--decode", default="auto", choices=DECODE_MODES)
     parser.add_argument("--threads", type=int)
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)

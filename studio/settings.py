@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
-from studio.engine.options import DEFAULT_REPO, PRECISION_CHOICES
+from studio.engine.options import ACCEL_MODES, DEFAULT_REPO, DEVICE_CHOICES, PRECISION_CHOICES
 from studio.errors import UserError
 from studio.switches import parse_switch
 
@@ -59,12 +59,10 @@ class Setting:
         return value
 
 
-ACCEL_MODES = ("off", "compile", "flashinfer", "flashinfer-graph")
-
 SETTINGS: tuple[Setting, ...] = (
     Setting("model/source", DEFAULT_REPO, "Model", env="OMNIVOICE_MODEL"),
     Setting("model/device", "auto", "Device", env="OMNIVOICE_DEVICE",
-            choices=("auto", "cpu", "cuda", "mps")),
+            choices=DEVICE_CHOICES),
     Setting("model/precision", "auto", "Precision", env="OMNIVOICE_PRECISION",
             choices=PRECISION_CHOICES),
     Setting("accel/mode", "off", "Acceleration", env="OMNIVOICE_FLASHINFER",

@@ -279,7 +279,7 @@ def test_any_pause_tags_split_or_are_one_sentence(text):
 @given(data=VALUES, speakers=st.lists(st.sampled_from(["Alice", "Bob", "Narrator"]),
                                       min_size=1, max_size=3, unique=True))
 def test_any_voice_map_is_read_or_is_one_sentence(tmp_path, data, speakers):
-    from studio.cli_script import read_voice_map
+    from studio.cli.script import read_voice_map
 
     path = tmp_path / "voices.json"
     try:

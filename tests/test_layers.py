@@ -40,18 +40,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("devices", ("studio.audio",), False),
     ("diagnostics", ("studio.selftest",), False),
     ("views", ("studio.views",), False),
-    ("front", ("studio.cli", "studio.cli_remote", "studio.cli_script", "studio.cli_serve",
-               "studio.cli_voices", "studio.app", "studio.__main__"), False),
+    ("front", ("studio.cli", "studio.app", "studio.__main__"), False),
 )
 
 # (rule, importer, imported) for rules "qt" and "upward"; ("cycle", the modules, "") for
 # cycles. Each with why it is still here.
-ALLOWED: dict[tuple[str, str, str], str] = {
-    ("cycle", "studio.cli studio.cli_remote studio.cli_script studio.cli_serve "
-              "studio.cli_voices", ""):
-        "the cli_* modules import cli.py's private helpers back (inside functions); the CLI "
-        "becomes a package with a command table that nothing imports (issue 27)",
-}
+ALLOWED: dict[tuple[str, str, str], str] = {}
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:

@@ -14,7 +14,7 @@ import platform as host
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from studio.engine.accel.accelerator import MODES, component
+from studio.engine.accel.accelerator import component
 from studio.engine.accel.platform import (
     FLASHINFER_MIN_CAPABILITY,
     TorchPlatform,
@@ -22,6 +22,7 @@ from studio.engine.accel.platform import (
     machine_problems,
 )
 from studio.engine.accel.reasons import reason, unavailable
+from studio.engine.options import ACCEL_MODES
 
 ACCEL_LABELS: dict[str, str] = {
     "off": "Off",
@@ -60,7 +61,7 @@ def probe(
     except Exception:  # a malformed override is reported when compile is applied
         any_arch = False
     result: Availability = {"off": (True, None)}
-    for mode in MODES[1:]:
+    for mode in ACCEL_MODES[1:]:
         name = component(mode)
         if platform is None:
             problems = [reason("torch_missing")]

@@ -39,6 +39,7 @@ from studio.engine.model import OmniVoiceNet
 from studio.engine.options import (
     CHUNKINGS,
     DECODE_MODES,
+    DEVICE_CHOICES,
     GUIDANCE_RANGE,
     LAYER_PENALTY_RANGE,
     MAX_SECONDS,
@@ -149,7 +150,8 @@ def pick_device(device: str = "auto") -> torch.device:
     if device == "mps" and not torch.backends.mps.is_available():
         raise UserError("MPS was requested but this machine has no Apple GPU; choose the device cpu or auto.")
     if device not in ("cpu", "mps") and not device.startswith("cuda"):
-        raise UserError(f"Unknown device {device!r}; use auto, cpu, cuda or mps.")
+        raise UserError(f"Unknown device {device!r}; use {', '.join(DEVICE_CHOICES[:-1])} or "
+                        f"{DEVICE_CHOICES[-1]}.")
     return torch.device(device)
 
 

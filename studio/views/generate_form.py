@@ -37,9 +37,11 @@ from PySide6.QtWidgets import (
 )
 
 from studio.engine.options import (
+    DEFAULT_PRESET,
     MAX_SECONDS,
     MAX_SEED,
     MAX_TEXT_CHARS,
+    PRESETS,
     SPEED_RANGE,
     DecodeOptions,
     GenerationOptions,
@@ -53,13 +55,12 @@ from studio.views.widgets.page import ContentLayout
 from studio.views.widgets.reflow import ReflowRow
 from studio.views.words import tag_words
 
-# name -> (decoding steps, what it is for)
-PRESETS: dict[str, tuple[int, str]] = {
-    "Draft": (12, "12 decoding steps: fastest, for trying ideas"),
-    "Standard": (16, "16 decoding steps: a good balance of speed and quality"),
-    "Final": (32, "32 decoding steps: best quality, about twice as slow as Standard"),
+# What each preset (studio.engine.options.PRESETS: name -> steps) is for, on its button.
+PRESET_TIPS = {
+    "Draft": "fastest, for trying ideas",
+    "Standard": "a good balance of speed and quality",
+    "Final": "best quality, about twice as slow as Standard",
 }
-DEFAULT_PRESET = "Standard"
 LENGTH_MODES = ("natural", "speed", "duration")
 MAX_TAKES = 8
 DONE_SHOWN_MS = 4000  # "Done" then gives the bar back to the model's state
@@ -201,12 +202,12 @@ class GenerateForm(QWidget):
         presetRow = QHBoxLayout()
         presetRow.setSpacing(0)
         self.presetButtons: dict[str, QPushButton] = {}
-        for i, (name, (_steps, tip)) in enumerate(PRESETS.items()):
+        for i, (name, steps) in enumerate(PRESETS.items()):
             button = QPushButton(name)
             button.setCheckable(True)
             button.setObjectName(f"preset{name}")
             button.setAccessibleName(f"{name} quality preset")
-            button.setToolTip(tip)
+            button.setToolTip(f"{steps} decoding steps: {PRESET_TIPS[name]}")
             button.setMinimumWidth(84)
             self.presetGroup.addButton(button, i)
             self.presetButtons[name] = button
@@ -521,7 +522,7 @@ class GenerateForm(QWidget):
     def options(self) -> GenerationOptions:
         decode = dataclasses.replace(
             _DEFAULT_DECODE,
-            num_step=PRESETS[self.preset()][0],
+            num_step=PRESETS[self.preset()],
             guidance_scale=self.guidanceSpin.value(),
             t_shift=self.tShiftSpin.value(),
         )
@@ -562,10 +563,10 @@ class GenerateForm(QWidget):
             note = f"The take's language '{settings.language}' is not in the list; Auto is set."
         steps = decode.get("num_step")
         if isinstance(steps, int) and steps > 0:
-            preset = min(PRESETS, key=lambda name: abs(PRESETS[name][0] - steps))
-            if PRESETS[preset][0] != steps:
+            preset = min(PRESETS, key=lambda name: abs(PRESETS[name] - steps))
+            if PRESETS[preset] != steps:
                 note = (f"The take used {steps} decoding steps; the nearest preset, "
-                        f"{preset} ({PRESETS[preset][0]} steps), is set.")
+                        f"{preset} ({PRESETS[preset]} steps), is set.")
             self.set_preset(preset)
         for key, spin in (("guidance_scale", self.guidanceSpin), ("t_shift", self.tShiftSpin)):
             value = _as_float(decode.get(key))
@@ -705,7 +706,7 @@ class GenerateForm(QWidget):
     def _preset_toggled(self, button_id: int, checked: bool) -> None:
         if checked:
             name = list(PRESETS)[button_id]
-            self.stepsLabel.setText(f"{PRESETS[name][0]} steps")
+            self.stepsLabel.setText(f"{PRESETS[name]} steps")
 
     def _update_count(self) -> None:
         count = len(self.text())

@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.engine.options import PRESETS
 from studio.errors import UserError
 from studio.paths import data_dir
 from studio.scripts.dictionary import Pronunciations, dictionary_text
@@ -73,7 +74,6 @@ from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.words import start_folder
 
-PRESETS = {"Draft": 12, "Standard": 16, "Final": 32}
 OPEN_HINT = "A project (.ovproj, new or existing) or a script to import (.txt, .md, .srt, .vtt)"
 
 

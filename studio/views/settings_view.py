@@ -37,7 +37,8 @@ from PySide6.QtWidgets import (
 
 from studio.engine.accel_probe import ACCEL_LABELS
 from studio.engine.hub_download import describe_progress
-from studio.settings import ACCEL_MODES, BY_KEY, Settings
+from studio.engine.options import ACCEL_MODES, DEVICE_CHOICES, PRECISION_CHOICES
+from studio.settings import BY_KEY, Settings
 from studio.views.connection_test import ConnectionTest
 from studio.views.model_download import (
     ModelDownload,
@@ -65,6 +66,12 @@ DEVICE_LABELS = {"auto": "Auto (GPU when there is one)", "cpu": "CPU", "cuda": "
                  "mps": "Apple GPU (MPS)"}
 PRECISION_LABELS = {"auto": "Auto (bf16 on GPU and native-bf16 CPUs)", "fp32": "fp32 (full)",
                     "bf16": "bf16", "fp16": "fp16", "int8": "int8 (CPU: int8 projections)"}
+
+
+def _labelled(choices: tuple[str, ...], labels: Mapping[str, str]) -> dict[str, str]:
+    """The engine's choices in its order, each with its label here (a choice without one
+    is a KeyError at once, not a combo that silently lacks it)."""
+    return {choice: labels[choice] for choice in choices}
 
 
 class SettingsView(QWidget):
@@ -261,7 +268,7 @@ class SettingsView(QWidget):
                   hint="A checkpoint folder, or a repo id downloaded once into the Hugging "
                        "Face cache.")
 
-        self.deviceCombo = self._combo("deviceCombo", DEVICE_LABELS)
+        self.deviceCombo = self._combo("deviceCombo", _labelled(DEVICE_CHOICES, DEVICE_LABELS))
         self.deviceCombo.currentIndexChanged.connect(
             lambda _i: self._write_model("model/device", self.deviceCombo.currentData()))
         self.deviceAvailability = hint_label("")
@@ -275,7 +282,7 @@ class SettingsView(QWidget):
         column.addWidget(self.deviceAvailability)
         self._add(form, "model/device", deviceBox, "Where the model runs",
                   control=self.deviceCombo)
-        self.precisionCombo = self._combo("precisionCombo", PRECISION_LABELS)
+        self.precisionCombo = self._combo("precisionCombo", _labelled(PRECISION_CHOICES, PRECISION_LABELS))
         self.precisionCombo.currentIndexChanged.connect(
             lambda _i: self._write_model("model/precision", self.precisionCombo.currentData()))
         self._add(form, "model/precision", self.precisionCombo,

@@ -24,7 +24,7 @@ def test_an_empty_or_blank_key_is_one_sentence_and_exit_2(tiny_checkpoint, tmp_p
 
 @pytest.mark.parametrize("key", [" padded", "tab\there", "caf\u00e9"])
 def test_a_key_no_client_could_send_is_refused(key):
-    from studio.cli_serve import check_api_key
+    from studio.cli.serve import check_api_key
     from studio.errors import UserError
 
     with pytest.raises(UserError, match="API key"):
@@ -32,14 +32,14 @@ def test_a_key_no_client_could_send_is_refused(key):
 
 
 def test_a_real_key_and_no_key_are_kept():
-    from studio.cli_serve import check_api_key
+    from studio.cli.serve import check_api_key
 
     assert check_api_key("test-key 0123") == "test-key 0123"
     assert check_api_key(None) is None
 
 
 def test_the_open_network_warning_names_the_missing_key_not_the_option():
-    from studio.cli_serve import open_network_warning
+    from studio.cli.serve import open_network_warning
 
     said = open_network_warning("0.0.0.0", None)
     assert "0.0.0.0" in said and "no API key" in said and "without --api-key" not in said

@@ -27,10 +27,9 @@ from studio.engine.accel.platform import (
     machine_problems,
 )
 from studio.engine.accel.reasons import Reason, classify, fallback_text
+from studio.engine.options import ACCEL_MODES
 
 log = logging.getLogger(__name__)
-
-MODES = ("off", "compile", "flashinfer", "flashinfer-graph")
 
 T = TypeVar("T")
 
@@ -91,8 +90,8 @@ class Accelerator:
 
     def request(self, mode: str) -> None:
         """Change the requested mode; takes effect at the next prepare()."""
-        if mode not in MODES:
-            raise ValueError(f"unknown acceleration mode {mode!r}; use one of {', '.join(MODES)}")
+        if mode not in ACCEL_MODES:
+            raise ValueError(f"unknown acceleration mode {mode!r}; use one of {', '.join(ACCEL_MODES)}")
         self.requested = mode
 
     @property

@@ -12,10 +12,20 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import sys
 import time
 from pathlib import Path
 
-from studio.engine.options import MAX_SEED, PRECISION_CHOICES, model_source
+from studio.cli.common import check_output, library_chatter_to_log, print_summary
+from studio.cli.options import (
+    add_dictionary,
+    add_hardware,
+    add_json,
+    add_model,
+    add_seed,
+    add_steps,
+)
+from studio.engine.options import MAX_SEED, model_source
 from studio.errors import UserError
 
 VOICE_KEYS = ("voice", "ref", "ref_text", "instruct", "seed", "language")
@@ -24,8 +34,6 @@ MAX_VOICE_MAP_BYTES = 1024 * 1024  # a speaker is a line of JSON; a thousand fit
 
 
 def add_parser(commands) -> None:
-    from studio.cli import _positive_int
-
     script = commands.add_parser("script", help="render a multi-speaker script to one track")
     sub = script.add_subparsers(dest="script_command", required=True, metavar="COMMAND")
     render = sub.add_parser("render", help="render a script with a voice per speaker")
@@ -37,30 +45,41 @@ def add_parser(commands) -> None:
                         help=f"the mixed track ({', '.join(MIX_SUFFIXES)})")
     render.add_argument("--stems", type=Path, help="a folder for one track per speaker")
     render.add_argument("--srt", type=Path, help="subtitles of what was rendered")
-    render.add_argument("--steps", type=_positive_int, default=32, help="decoding steps")
-    render.add_argument("--seed", type=int, help="line n gets seed SEED+n (a voice's own wins)")
+    add_steps(render)
+    add_seed(render, "line n gets seed SEED+n (a voice's own wins)")
     render.add_argument("--lufs", type=float, default=-16.0, help="loudness of the mix")
-    render.add_argument("--dictionary", type=Path,
-                        help="a pronunciation dictionary (JSON), before the data folder's own")
-    render.add_argument("--model", help="checkpoint folder or repo id")
-    render.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
-    render.add_argument("--precision", default="auto", choices=PRECISION_CHOICES)
+    add_dictionary(render)
+    add_model(render, "checkpoint folder or repo id")
+    add_hardware(render)
     render.add_argument("--all", action="store_true",
                         help="a project: render every line, not only the new and changed ones")
-    render.add_argument("--json", action="store_true", help="print one JSON line")
+    add_json(render)
 
     imported = sub.add_parser("import", help="make a project (.ovproj) of a script")
     imported.add_argument("file", type=Path, help="the script: .txt, .md, .srt or .vtt")
     imported.add_argument("--out", type=Path, required=True, help="the new .ovproj file")
     imported.add_argument("--voices", type=Path, help="the speakers' voices (JSON), if known")
-    imported.add_argument("--json", action="store_true", help="print one JSON line")
+    add_json(imported)
 
 
-def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
+def run(args: argparse.Namespace) -> int:
+    summary = summarise(args)
+    if args.json or "message" in summary:
+        print_summary(args, summary)
+    else:
+        print(f"Wrote {summary['out']} ({summary['lines']} lines, "
+              f"{len(summary['speakers'])} speakers, {summary['seconds']:.1f} s of audio "
+              f"in {summary['render_seconds']:.1f} s).", file=sys.stderr)
+        for note in summary["warnings"]:
+            print(f"warning: {note}", file=sys.stderr)
+    return 0
+
+
+def summarise(args: argparse.Namespace) -> dict:
+    """Carry out one ``script`` command; returns its summary."""
     if args.script_command == "import":
         return _import(args)
-    from studio.cli import _check_output
-
+    studio_model = args.studio_model
     started = time.perf_counter()
     script, specs, lexicon = _read(args)
     from studio.scripts.render import check_timeline
@@ -69,12 +88,12 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
     lexicon = _lexicon(lexicon, args.dictionary)
     if not (math.isfinite(args.lufs) and -70 <= args.lufs <= 0):
         raise UserError(f"The loudness target must be from -70 to 0 LUFS; got {args.lufs:g}.")
-    _check_output(args.out, MIX_SUFFIXES, "mix")
+    check_output(args.out, MIX_SUFFIXES, "mix")
     stems = _stem_paths(args, script.speakers)
     if args.srt is not None:
-        _check_output(args.srt, (".srt",), "subtitle file")
+        check_output(args.srt, (".srt",), "subtitle file")
     _check_distinct(args, specs, stems)
-    with _chatter_to_log():
+    with library_chatter_to_log():
         rendered, engine = _render(args, script, specs, studio_model, lexicon)
     from studio.scripts.export import stage_outputs
     from studio.staged import Staged
@@ -259,7 +278,6 @@ def _read(args):
 
 
 def _import(args) -> dict:
-    from studio.cli import _check_output
     from studio.scripts.parse import read_script
     from studio.scripts.project import PROJECT_SUFFIX, Project
 
@@ -270,7 +288,7 @@ def _import(args) -> dict:
         known = [s for s in script.speakers if s in data]
         voices = voice_specs({s: data[s] for s in known}, known, str(args.voices),
                              args.voices.parent)
-    _check_output(args.out, (PROJECT_SUFFIX,), "project")
+    check_output(args.out, (PROJECT_SUFFIX,), "project")
     from studio.outputs import check_distinct
 
     check_distinct([(args.file, "script"), (args.voices, "voice map")], [(args.out, "project")])
@@ -343,8 +361,6 @@ def voice_specs(data: dict, speakers: list[str], path: str, folder: Path) -> dic
 def _stem_paths(args, speakers: list[str]) -> dict[str, Path]:
     """One file per speaker in --stems, named after the speaker, in the mix's format (the
     folder is made only when the render has worked)."""
-    from studio.cli import _check_output
-
     if args.stems is None:
         return {}
     if args.stems.exists() and not args.stems.is_dir():
@@ -356,7 +372,7 @@ def _stem_paths(args, speakers: list[str]) -> dict[str, Path]:
         _check_new_folder(args.stems)
         return paths
     for path in paths.values():
-        _check_output(path, MIX_SUFFIXES, "stem")
+        check_output(path, MIX_SUFFIXES, "stem")
     return paths
 
 
@@ -404,8 +420,3 @@ def _render(args, script, specs, studio_model, lexicon):
     return render_script(engine, script, voices, options, seed=args.seed, lufs=args.lufs,
                          lexicon=lexicon, reuse=_reused(args, engine)), engine
 
-
-def _chatter_to_log():
-    from studio.cli import _library_chatter_to_log
-
-    return _library_chatter_to_log()

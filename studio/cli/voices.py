@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from studio.engine.options import PRECISION_CHOICES, model_source
+from studio.cli.common import library_chatter_to_log, print_summary
+from studio.cli.options import add_hardware, add_json, add_model
+from studio.engine.options import model_source
 from studio.errors import UserError
 
 
@@ -20,7 +22,7 @@ def add_parser(commands) -> None:
     sub = voices.add_subparsers(dest="voices_command", required=True, metavar="COMMAND")
 
     listing = sub.add_parser("list", help="the saved voices, newest first")
-    listing.add_argument("--json", action="store_true", help="print one JSON line")
+    add_json(listing)
 
     save = sub.add_parser("save", help="save a reference clip as a voice")
     save.add_argument("name", help="the voice's name (unique, ignoring case)")
@@ -28,35 +30,39 @@ def add_parser(commands) -> None:
     save.add_argument("--ref-text", help="transcript of the clip (omit to auto-transcribe)")
     save.add_argument("--tags", default="", help="comma-separated tags, e.g. calm,narrator")
     save.add_argument("--lang", help="the voice's language id or name (used when a render names none)")
-    save.add_argument("--model", help="checkpoint folder or repo id that encodes the clip")
+    add_model(save, "checkpoint folder or repo id that encodes the clip")
     save.add_argument("--asr-model", default=None, help="Whisper model for auto-transcription")
     save.add_argument("--no-preprocess", action="store_true", help="do not trim the clip")
-    save.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
-    save.add_argument("--precision", default="auto", choices=PRECISION_CHOICES)
-    save.add_argument("--json", action="store_true", help="print one JSON line")
+    add_hardware(save)
+    add_json(save)
 
     export = sub.add_parser("export", help="write a voice to a portable .ovoice file")
     export.add_argument("name")
     export.add_argument("file", type=Path, help="the .ovoice file to write")
-    export.add_argument("--json", action="store_true", help="print one JSON line")
+    add_json(export)
 
     imported = sub.add_parser("import", help="add the voice in an .ovoice file")
     imported.add_argument("file", type=Path, help="the .ovoice file to read")
     imported.add_argument("--rename", help="save it under this name instead of its own")
-    imported.add_argument("--json", action="store_true", help="print one JSON line")
+    add_json(imported)
 
     delete = sub.add_parser("delete", help="delete a saved voice and its files")
     delete.add_argument("name")
-    delete.add_argument("--json", action="store_true", help="print one JSON line")
+    add_json(delete)
 
 
-def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
+def run(args: argparse.Namespace) -> int:
+    print_summary(args, summarise(args))
+    return 0
+
+
+def summarise(args: argparse.Namespace) -> dict:
     """Carry out one ``voices`` command; returns its summary (``message`` for people)."""
     from studio.library.voices import VoiceLibrary
 
     command = args.voices_command
     if command == "save":
-        return _save(args, studio_model)
+        return _save(args, args.studio_model)
     with VoiceLibrary() as library:
         if command == "list":
             voices = [describe(library, voice) for voice in library.list()]
@@ -126,7 +132,6 @@ def _import(library, args) -> dict:
 
 
 def _save(args, studio_model: str | None) -> dict:
-    from studio.cli import _library_chatter_to_log
     from studio.engine.asr import DEFAULT_ASR_MODEL
     from studio.engine.engine import Engine
     from studio.engine.languages import resolve_language
@@ -151,7 +156,7 @@ def _save(args, studio_model: str | None) -> dict:
             raise UserError(f"A voice named '{name}' already exists; choose another name.")
     seconds = check_voice_clip(args.ref)
 
-    with _library_chatter_to_log():
+    with library_chatter_to_log():
         engine = Engine.load(model_source(args.model, studio_model), device=args.device,
                              precision=args.precision)
         prompts = prompt_source(engine, default_cache_folder() if disk_cache_enabled() else None,

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from studio.cli.common import AUDIO_SUFFIXES, check_output, to_stdout
 from studio.errors import UserError
 
 
@@ -128,7 +129,6 @@ def _render_parts(backend, request, sink: _Sink, chunk, lexicon):
 
 
 def run(args, text: str) -> dict:
-    from studio.cli import AUDIO_SUFFIXES, _check_output, to_stdout
     from studio.remote.client import DEFAULT_TIMEOUT_S, RemoteBackend
     from studio.remote.dialects import dialect
 
@@ -141,7 +141,7 @@ def run(args, text: str) -> dict:
         raise UserError("Give one of --voice or --ref, not both.")
     pipe = to_stdout(args)
     if not pipe:
-        _check_output(args.out, AUDIO_SUFFIXES, "output file")
+        check_output(args.out, AUDIO_SUFFIXES, "output file")
     request = _request(args, text)
     from studio.engine.lexicon import load_pronunciations
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from studio.engine.options import PRECISION_CHOICES
+from studio.cli.common import library_chatter_to_log
+from studio.cli.options import add_hardware, add_model, positive_int
 
 
 def add_parser(commands) -> None:
-    from studio.cli import _positive_int
     from studio.serve.limits import Limits
 
     serve = commands.add_parser("serve", help="serve the engine over HTTP (OpenAI's speech API)")
@@ -24,13 +24,12 @@ def add_parser(commands) -> None:
     serve.add_argument("--api-key", default=None,
                        help="require this key (Authorization: Bearer KEY) on every request but "
                             "/health; an empty key is an error")
-    serve.add_argument("--model", help="checkpoint folder or Hugging Face repo id")
-    serve.add_argument("--queue", type=_positive_int, default=16,
+    add_model(serve)
+    serve.add_argument("--queue", type=positive_int, default=16,
                        help="requests queued or rendering before more get 429 (default 16)")
-    serve.add_argument("--batch", type=_positive_int, default=8,
+    serve.add_argument("--batch", type=positive_int, default=8,
                        help="most requests rendered together in one batch (default 8)")
-    serve.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
-    serve.add_argument("--precision", default="auto", choices=PRECISION_CHOICES)
+    add_hardware(serve)
     serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                        help="also answer requests for this host name (repeatable; * for any); "
                             "by default: localhost, IP addresses, and this machine's name when "
@@ -48,7 +47,7 @@ def add_parser(commands) -> None:
     serve.add_argument("--keep-alive-timeout", type=_seconds, default=limits.keep_alive,
                        metavar="S", help="seconds an idle connection stays open between "
                                          f"requests (default {limits.keep_alive:g})")
-    serve.add_argument("--max-connections", type=_positive_int, default=limits.max_connections,
+    serve.add_argument("--max-connections", type=positive_int, default=limits.max_connections,
                        metavar="N", help="open connections before the oldest idle one is "
                                          f"closed (default {limits.max_connections}, and below "
                                          "the open file limit)")
@@ -91,10 +90,10 @@ def open_network_warning(host: str, api_key: str | None) -> str | None:
             "render (require one with --api-key KEY).")
 
 
-def run(args: argparse.Namespace, studio_model: str | None = None) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Serve until Ctrl+C; the model is the command's --model, else the studio's."""
     import uvicorn
 
-    from studio.cli import _library_chatter_to_log
     from studio.engine.options import model_source
     from studio.errors import UserError
     from studio.paths import data_dir
@@ -113,10 +112,10 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> int:
     warning = open_network_warning(args.host, api_key)
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
-    renderer = Renderer(model_source(args.model, studio_model), device=args.device,
+    renderer = Renderer(model_source(args.model, args.studio_model), device=args.device,
                         precision=args.precision, limit=args.queue, batch=args.batch,
                         data_root=data_dir())
-    with _library_chatter_to_log():
+    with library_chatter_to_log():
         renderer.start()
     app = protect(create_app(renderer, api_key, data_dir()), policy, limits)
     # log_config=None: uvicorn's loggers propagate to the root logger (the log file).
