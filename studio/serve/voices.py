@@ -3,7 +3,9 @@
 A name is looked up in the library's database by its case-folded key, and the
 prompt's path is built from the voice's id (a uuid the library made), never from
 the name: ``../../x`` is just a name no voice has. A value that names no saved
-voice must be a valid design instruct, or the request is refused.
+voice may be one of OpenAI's stock names (a fixed design with its locked seed,
+:mod:`studio.serve.stock_voices`); anything else must be a valid design instruct, or
+the request is refused.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 from studio.errors import UserError
 from studio.serve.request import NotFound, SpeechRequest
+from studio.serve.stock_voices import STOCK_VOICES, stock_voice
 
 
 @dataclass(frozen=True)
@@ -25,12 +28,16 @@ class ResolvedVoice:
 
 
 def saved_voices(root: Path) -> list[dict]:
-    """The saved voices, as ``GET /v1/voices`` lists them."""
+    """The saved voices, then the stock names no saved voice hides, as ``GET /v1/voices``
+    lists them."""
     from studio.library.voices import VoiceLibrary
 
     with VoiceLibrary(root, read_only=True) as library:
-        return [{"id": v.name, "name": v.name, "type": "saved", "language": v.language,
-                 "tags": list(v.tags)} for v in library.list()]
+        saved = [{"id": v.name, "name": v.name, "type": "saved", "language": v.language,
+                  "tags": list(v.tags)} for v in library.list()]
+    taken = {v["name"].casefold() for v in saved}
+    return saved + [{"id": name, "name": name, "type": "stock", "description": v.instruct}
+                    for name, v in STOCK_VOICES.items() if name not in taken]
 
 
 def resolve_voice(request: SpeechRequest, root: Path) -> ResolvedVoice:
@@ -47,6 +54,10 @@ def resolve_voice(request: SpeechRequest, root: Path) -> ResolvedVoice:
                 return ResolvedVoice(library.prompt_path(voice.id), voice.instruct,
                                      voice.language, voice.seed, voice.name)
     design = request.instruct
+    stock = stock_voice(request.voice) if request.ref_audio is None else None
+    if stock is not None:
+        design = stock.instruct if design is None else f"{stock.instruct}, {design}"
+        return ResolvedVoice(None, design, None, stock.seed, None)
     if request.voice is not None and request.ref_audio is None:
         try:
             normalize_instruct(request.voice, use_zh=text_wants_chinese(request.text))
