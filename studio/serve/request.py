@@ -217,6 +217,11 @@ def parse_speech(body: object) -> SpeechRequest:
     ))
     speed = _number(body, "speed", *SPEED_RANGE)
     seed = _number(body, "seed", 0, MAX_SEED, whole=True)
+    named = body.get("voice")
+    if isinstance(named, dict):  # OpenAI's voice object, {"id": "..."}
+        if not isinstance(named.get("id"), str):
+            raise BadRequest("A voice object must carry the voice's name as a string 'id'.")
+        body = {**body, "voice": named["id"]}
     voice = _string(body, "voice")
     voice = None if voice is None or voice.strip().lower() in _DESIGN_AUTO else voice.strip()
     ref_audio = _string(body, "ref_audio", limit=MAX_BODY_BYTES)

@@ -105,6 +105,12 @@ def test_a_saved_voice_with_a_stock_name_wins(client):
     assert saved != pcm(client, voice=stock.instruct, extra_body=GREEDY)
 
 
+def test_a_voice_object_names_a_voice_by_its_id(client):
+    """The SDK's other spelling of a voice, {"id": ...} (its custom voices)."""
+    assert pcm(client, voice={"id": "Narrator"}, extra_body=GREEDY) == \
+        pcm(client, voice="Narrator", extra_body=GREEDY)
+
+
 def test_voices_lists_the_stock_names(server):
     listed = httpx.get(f"{server.url}/v1/voices",
                        headers={"Authorization": f"Bearer {API_KEY}"}).json()["voices"]
