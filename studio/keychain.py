@@ -27,6 +27,9 @@ class Keychain:
         self._backend = backend
         self._service = service
         self._trouble: dict[str, str] = {}  # "read"/"save" -> the sentence of its last failure
+        # What this session read or wrote: Settings re-reads values on every refresh, and a
+        # keyring call can be a D-Bus round trip (or an unlock prompt).
+        self._known: dict[str, str | None] = {}
 
     @property
     def trouble(self) -> str | None:
@@ -57,12 +60,15 @@ class Keychain:
         return str(getattr(self._keyring(), "name", "")) if self.available() else ""
 
     def get(self, name: str) -> str | None:
+        if name in self._known:
+            return self._known[name]
         try:
             value = self._keyring().get_password(self._service, name)
         except Exception as exc:
             self._failed("read", exc)
             return None
         self._trouble.pop("read", None)
+        self._known[name] = value
         return value
 
     def set(self, name: str, value: str) -> bool:
@@ -82,6 +88,7 @@ class Keychain:
             self._failed("save", exc)
             return False
         self._trouble.pop("save", None)
+        self._known[name] = value or None
         return True
 
     def _failed(self, verb: str, exc: Exception) -> None:

@@ -98,6 +98,21 @@ def test_a_keyring_that_refuses_never_falls_back_to_plain_text(tmp_path):
                                          "(the collection is locked).")
 
 
+def test_the_keyring_is_asked_once_a_session(tmp_path):
+    class Counting(MemoryKeyring):
+        asked = 0
+
+        def get_password(self, service, username):
+            Counting.asked += 1
+            return super().get_password(service, username)
+
+    ring = Counting()
+    ring.secrets[(SERVICE, KEY)] = "sesame-0123"
+    settings = settings_with(tmp_path / "s.ini", ring)
+    assert [settings.value(KEY) for _ in range(5)] == ["sesame-0123"] * 5
+    assert Counting.asked == 1
+
+
 @pytest.fixture
 def machine_keyring():
     """keyring's own choice for this machine, set to a test backend for one test."""
