@@ -97,16 +97,16 @@ def _handlers(case: str):
         64 KB, or in one event as a server sending the whole take at once would."""
         import base64
 
-        from studio.remote import sse
+        from studio.audio.stream_out import SSE_DELTA, SSE_DONE, SSE_MEDIA_TYPE
         from studio.remote.answers import MAX_AUDIO_S
 
         def event(pcm: bytes) -> bytes:
-            data = json.dumps({"type": sse.DELTA, "response_format": "pcm",
+            data = json.dumps({"type": SSE_DELTA, "response_format": "pcm",
                                "audio": base64.b64encode(pcm).decode()})
-            return f"event: {sse.DELTA}\ndata: {data}\n\n".encode()
+            return f"event: {SSE_DELTA}\ndata: {data}\n\n".encode()
 
         def speech(send):
-            send(response("200 OK", {"content-type": sse.MEDIA_TYPE,
+            send(response("200 OK", {"content-type": SSE_MEDIA_TYPE,
                                      "transfer-encoding": "chunked"}))
             if endless:
                 send.chunks(event(b"\1\0" * 32768), OFFER)
@@ -114,7 +114,7 @@ def _handlers(case: str):
             frames = int(MAX_AUDIO_S * 24_000) - 24_000  # a second under the bound
             pieces = [event(b"\1\0" * frames)] if one else [event(b"\1\0" * 32768)] * (
                 frames // 32768)
-            pieces.append(f"data: {json.dumps({'type': sse.DONE})}\n\n".encode())
+            pieces.append(f"data: {json.dumps({'type': SSE_DONE})}\n\n".encode())
             for piece in pieces:
                 for at in range(0, len(piece), 1 << 20):
                     part = piece[at:at + (1 << 20)]

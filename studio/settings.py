@@ -2,7 +2,9 @@
 
 A setting may have an environment override (``OMNIVOICE_*``); while it is set,
 it wins over the stored value and the Settings view shows it as such. Views and
-the worker controller read settings through one :class:`Settings` object.
+the worker controller read settings through one :class:`Settings` object. A secret
+setting (the server's API key) lives in the system keyring (:mod:`studio.keychain`),
+in the settings file only on a machine that has no keyring.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 
 from studio.engine.options import ACCEL_MODES, DEFAULT_REPO, DEVICE_CHOICES, PRECISION_CHOICES
 from studio.errors import UserError
+from studio.keychain import Keychain
 from studio.switches import parse_switch
 
 ORGANIZATION = "OmniVoice"
@@ -42,6 +45,7 @@ class Setting:
     env: str | None = None
     choices: tuple[str, ...] | None = None
     parse_env: Callable[[str, str], Any] | None = None
+    secret: bool = False  # kept in the system keyring (a str setting)
 
     def coerce(self, raw: Any) -> Any:
         """QSettings hands back strings on some platforms: restore the declared type."""
@@ -81,9 +85,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("takes/asr_check", False, "Check takes with speech recognition"),
     Setting("backend/kind", "local", "Render on", choices=("local", "remote")),
     Setting("backend/url", "", "Server address"),
-    # Kept with the other settings, in the user's own settings file (not encrypted):
-    # the key of a speech server the user runs, not a cloud account's.
-    Setting("backend/api_key", "", "API key"),
+    Setting("backend/api_key", "", "API key", secret=True),
     Setting("backend/dialect", "auto", "Server kind",
             choices=("auto", "vllm-omni", "omnivoice-server", "omnivoice-desktop")),
 )
@@ -96,10 +98,12 @@ class Settings(QObject):
 
     changed = Signal(str)
 
-    def __init__(self, store: QSettings | None = None, environ: Mapping[str, str] | None = None):
+    def __init__(self, store: QSettings | None = None, environ: Mapping[str, str] | None = None,
+                 keychain: Keychain | None = None):
         super().__init__()
         self._store = store if store is not None else QSettings(ORGANIZATION, APPLICATION)
         self._environ = os.environ if environ is None else environ
+        self._keychain = keychain if keychain is not None else Keychain()
 
     def override(self, key: str) -> str | None:
         """The environment variable overriding ``key`` right now, if any. A variable set to
@@ -148,15 +152,40 @@ class Settings(QObject):
 
     def stored(self, key: str) -> Any:
         setting = BY_KEY[key]
+        if setting.secret and self._keychain.available():
+            return self._from_keychain(setting)
         return setting.coerce(self._store.value(key, setting.default))
+
+    def _from_keychain(self, setting: Setting) -> str:
+        """The keyring's value. A plain-text one in the settings file was written when
+        there was no keyring (so it is the newer): it moves into the keyring, and leaves
+        the file once the keyring holds it."""
+        plain = setting.coerce(self._store.value(setting.key, setting.default))
+        if plain and self._keychain.set(setting.key, plain):
+            self._store.remove(setting.key)
+            self._store.sync()
+        if plain:
+            return plain
+        return setting.coerce(self._keychain.get(setting.key) or setting.default)
+
+    def secret_home(self, key: str) -> str:
+        """Where a secret setting is kept, in words for the Settings view."""
+        if not self._keychain.available():
+            return ("Kept in this user's settings file as plain text: this computer has no "
+                    "system keyring.")
+        return self._keychain.trouble or f"Kept in the system keyring ({self._keychain.name()})."
 
     def set_value(self, key: str, value: Any) -> None:
         setting = BY_KEY[key]
         value = setting.coerce(value)
         if value == self.stored(key):
             return
-        self._store.setValue(key, value)
-        self._store.sync()
+        if setting.secret and self._keychain.available():
+            if not self._keychain.set(key, value):
+                return  # unchanged; secret_home says why
+        else:
+            self._store.setValue(key, value)
+            self._store.sync()
         self.changed.emit(key)
 
     # Window geometry and last-used inputs are plain state, not declared settings.

@@ -11,6 +11,9 @@ import pytest
 
 # Set before anything creates a QApplication or touches the data folder.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# No test (nor a studio it launches) may touch this user's own keyring: keyring's "fail"
+# backend means "no keyring here"; the keyring tests hand Settings their own backend.
+os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
 
 CPU_FLAGS_OF_NOTE = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "avx_ne_convert")

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     # name, module prefixes, Qt-free
     ("ground", ("studio", "studio.errors", "studio.paths", "studio.atomic",
                 "studio.logfile", "studio.crash", "studio.switches", "studio.safe_read",
-                "studio.staged", "studio.outputs"), True),
+                "studio.staged", "studio.outputs", "studio.keychain"), True),
     ("sound", ("studio.audio.loudness", "studio.audio.peaks", "studio.audio.stream_out",
                "studio.audio.growing"), True),
     ("engine", ("studio.engine",), True),

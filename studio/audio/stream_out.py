@@ -16,6 +16,13 @@ import numpy as np
 
 UNKNOWN = 0xFFFFFFFF
 STREAM_FORMATS = ("wav", "pcm")
+# Server-sent events of a speech stream, as OpenAI and vLLM-Omni 0.30 name them: each
+# delta's JSON carries base64 audio in "audio"; done ends the stream, error stops it.
+# Declared here (below serve and remote) so the server and the client share them.
+SSE_MEDIA_TYPE = "text/event-stream"
+SSE_DELTA = "speech.audio.delta"
+SSE_DONE = "speech.audio.done"
+SSE_ERROR = "speech.audio.error"
 
 
 def wav_stream_header(sample_rate: int, channels: int = 1) -> bytes:

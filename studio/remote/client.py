@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from studio.audio.stream_out import SSE_DELTA, SSE_DONE, SSE_ERROR
 from studio.errors import UserError
 from studio.remote import answers, sse
 from studio.remote.deadline import Exchange
@@ -369,11 +370,11 @@ class RemoteBackend:
                 if received > limit:
                     raise too_much()
                 for event in reader.feed(data):
-                    if event.name == sse.DONE:
+                    if event.name == SSE_DONE:
                         return
                     decoder = self._event(event, samples, decoder)
             for event in reader.close():
-                if event.name == sse.DONE:
+                if event.name == SSE_DONE:
                     return
                 decoder = self._event(event, samples, decoder)
         except sse.EventStreamError as exc:
@@ -385,13 +386,13 @@ class RemoteBackend:
     def _event(self, event: sse.Event, samples: _Samples, decoder: _PcmStream | None):
         """One event before the done one: a delta's audio goes to ``samples``; the decoder
         (made at the first delta, WAV or PCM as it says) is returned for the next."""
-        if event.name == sse.ERROR:
+        if event.name == SSE_ERROR:
             error = event.data.get("error")
             said = error.get("message") if isinstance(error, dict) else error
             message = _short(answers.first_sentence(said)) if isinstance(said, str) else None
             raise UserError(f"The server at {self.url} failed while rendering: "
                             f"{message or 'no reason given'}; nothing was saved.")
-        if event.name != sse.DELTA:
+        if event.name != SSE_DELTA:
             return decoder  # events we do not know of carry no audio for us
         audio = event.data.get("audio")
         try:

@@ -19,10 +19,9 @@ import json
 import re
 from dataclasses import dataclass
 
-MEDIA_TYPE = "text/event-stream"
-DELTA = "speech.audio.delta"
-DONE = "speech.audio.done"
-ERROR = "speech.audio.error"
+# The event names are declared once, beside the stream writers our own serve uses.
+from studio.audio.stream_out import SSE_DONE, SSE_MEDIA_TYPE
+
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
@@ -37,7 +36,7 @@ class Event:
 
 
 def is_event_stream(content_type: str) -> bool:
-    return content_type.split(";", 1)[0].strip().lower() == MEDIA_TYPE
+    return content_type.split(";", 1)[0].strip().lower() == SSE_MEDIA_TYPE
 
 
 class EventReader:
@@ -96,7 +95,7 @@ class EventReader:
             return None
         text = "\n".join(lines)
         if text.strip() == "[DONE]":  # the chat API's end, which some servers send
-            return Event(DONE, {})
+            return Event(SSE_DONE, {})
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):

@@ -14,6 +14,7 @@ import hmac
 import logging
 import secrets
 import time
+from contextlib import aclosing
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -22,8 +23,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from studio.audio.stream_out import SSE_DONE, SSE_ERROR, SSE_MEDIA_TYPE
 from studio.errors import UserError
-from studio.serve.formats import MEDIA_TYPES, encode
+from studio.serve.formats import MEDIA_TYPES, audio_event, encode, sse_event
 from studio.serve.headers import SafeHeaders, header_value
 from studio.serve.intake import BodyBudget, read_speech
 from studio.serve.renderer import QueueFull, Renderer, Ticket
@@ -45,17 +47,23 @@ _TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permi
 
 
 def error(status: int, sentence: str, headers: dict | None = None) -> JSONResponse:
-    """Every refusal a client reads is made here: one line, and no path of the server's
-    (the data folder, the home folder), which a stranger has no business knowing."""
+    """Every refusal a client reads is made here (or, inside an event stream, by
+    :func:`error_body`)."""
+    return JSONResponse(status_code=status, headers=headers,
+                        content={"error": error_body(status, sentence)})
+
+
+def error_body(status: int, sentence: str) -> dict:
+    """OpenAI's error object: one line, and no path of the server's (the data folder,
+    the home folder), which a stranger has no business knowing."""
     from studio.errors import one_line
     from studio.serve.redact import hide_paths
 
     shown = hide_paths(sentence)
     if shown != sentence:  # the operator's log keeps what the client is not told
         log.info("refused (%d): %s", status, sentence)
-    return JSONResponse(status_code=status, headers=headers, content={"error": {
-        "message": one_line(shown), "type": _TYPES.get(status, "server_error"),
-        "code": status}})
+    return {"message": one_line(shown), "type": _TYPES.get(status, "server_error"),
+            "code": status}
 
 
 def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> FastAPI:
@@ -151,8 +159,12 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
         if first[0] == "error":
             return error(*first[1])
         if parsed.stream:
-            return StreamingResponse(stream_body(ticket, first, parsed.response_format,
-                                                 renderer.engine.sample_rate),
+            pieces = audio_pieces(ticket, first, parsed.response_format,
+                                  renderer.engine.sample_rate)
+            if parsed.sse:
+                return StreamingResponse(sse_body(pieces, parsed.response_format),
+                                         media_type=SSE_MEDIA_TYPE, headers=headers)
+            return StreamingResponse(raw_body(pieces),
                                      media_type=MEDIA_TYPES[parsed.response_format],
                                      headers=headers)
         event = first
@@ -167,6 +179,9 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
                                        parsed.response_format)
         headers.update({"X-Batch-Size": str(done.batch_size),
                         "X-Audio-Duration-S": f"{done.audio.shape[-1] / done.sample_rate:.3f}"})
+        if parsed.sse:  # a format that cannot stream: the whole file as one event
+            return Response(audio_event(data, parsed.response_format) + sse_event(SSE_DONE),
+                            media_type=SSE_MEDIA_TYPE, headers=headers)
         return Response(data, media_type=MEDIA_TYPES[parsed.response_format], headers=headers)
 
     return app
@@ -213,22 +228,53 @@ async def next_event(ticket: Ticket, request: Request):
             raise
 
 
-async def stream_body(ticket: Ticket, first, fmt: str, sample_rate: int):
+class StreamStopped(Exception):
+    """A render that failed after the response's headers went out: (status, sentence)."""
+
+
+async def audio_pieces(ticket: Ticket, first, fmt: str, sample_rate: int):
+    """The stream's bytes as the render makes them (a WAV stream's header with the first
+    piece); raises :class:`StreamStopped` if the render fails part-way."""
     from studio.audio.stream_out import pcm16, wav_stream_header
 
+    header = wav_stream_header(sample_rate) if fmt == "wav" else b""
     try:
-        if fmt == "wav":
-            yield wav_stream_header(sample_rate)
         event = first
         while True:
             kind, payload = event
             if kind == "chunk":
-                yield pcm16(payload)
-            elif kind == "error":  # after the headers: the stream ends short
-                log.warning("a streamed render stopped: %s", payload[1])
-                return
+                yield header + pcm16(payload)
+                header = b""
+            elif kind == "error":
+                raise StreamStopped(*payload)
             else:
+                if header:
+                    yield header
                 return
             event = await ticket.events.get()
     finally:
         ticket.leave()
+
+
+async def raw_body(pieces):
+    """Raw audio; a render that fails part-way ends the stream short."""
+    async with aclosing(pieces):
+        try:
+            async for piece in pieces:
+                yield piece
+        except StreamStopped as stop:
+            log.warning("a streamed render stopped: %s", stop.args[1])
+
+
+async def sse_body(pieces, fmt: str):
+    """speech.audio.delta events, then speech.audio.done, or speech.audio.error with
+    the sentence when the render fails part-way (the audio sent so far is incomplete)."""
+    async with aclosing(pieces):
+        try:
+            async for piece in pieces:
+                yield audio_event(piece, fmt)
+        except StreamStopped as stop:
+            log.warning("a streamed render stopped: %s", stop.args[1])
+            yield sse_event(SSE_ERROR, error=error_body(*stop.args))
+            return
+        yield sse_event(SSE_DONE)

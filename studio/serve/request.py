@@ -1,7 +1,7 @@
 """One speech request, read from its JSON body and checked before it waits in the queue.
 
 The body is OpenAI's ``/v1/audio/speech`` shape (``model``, ``input``, ``voice``,
-``response_format``, ``speed``, ``stream``) with OmniVoice's extras: ``seed``,
+``response_format``, ``speed``, ``stream_format``; ``stream``) with OmniVoice's extras: ``seed``,
 ``steps``, ``guidance``, the two temperatures, ``language``, ``instructions`` and a
 clip to clone, ``ref_audio`` (a data URI or bare base64) with its ``ref_text``.
 vLLM-Omni's spelling of the decoding extras (``extra_params`` with
@@ -37,6 +37,7 @@ from studio.errors import UserError
 
 FORMATS = ("wav", "flac", "mp3", "opus", "pcm")
 STREAM_FORMATS = ("wav", "pcm")
+STREAM_KINDS = ("audio", "sse")  # OpenAI's stream_format: raw audio, or server-sent events
 MAX_REF_AUDIO_BYTES = 16 * 1024 * 1024  # a minute of 24 kHz float WAV is under 6 MB
 MAX_BODY_BYTES = MAX_REF_AUDIO_BYTES * 4 // 3 + 256 * 1024  # base64 of that, plus the text
 CLIP_LIMITS = ClipLimits()  # duration, rates, channels and samples a ref_audio may have
@@ -82,8 +83,9 @@ class SpeechRequest:
     speed: float | None
     seed: int | None
     response_format: str
-    stream: bool
+    stream: bool  # send the audio as it renders
     options: GenerationOptions
+    sse: bool = False  # as speech.audio.* events (stream_format "sse"), not raw audio
     ref_audio: bytes | None = None  # the clip's file: only its header is read before the queue
     ref_key: str | None = None  # a digest of the clip's bytes (the prompt memo's key)
     ref_text: str | None = None
@@ -185,6 +187,13 @@ def parse_speech(body: object) -> SpeechRequest:
     if stream and fmt not in STREAM_FORMATS:
         raise BadRequest("A streamed response is wav or pcm; ask for one of those, or "
                                 "leave stream out.")
+    kind = _string(body, "stream_format")
+    if kind is not None and kind not in STREAM_KINDS:
+        raise BadRequest("The stream_format must be audio or sse, or left out for the "
+                         "whole file.")
+    # OpenAI's stream_format streams what can be streamed; another format comes whole
+    # (for sse, as one event). A bare stream: true stays raw audio, as before.
+    stream = stream or (kind is not None and fmt in STREAM_FORMATS)
     extra = body.get("extra_params")
     if extra is not None and not isinstance(extra, dict):
         raise BadRequest("The field 'extra_params' must be a JSON object.")
@@ -208,6 +217,11 @@ def parse_speech(body: object) -> SpeechRequest:
     ))
     speed = _number(body, "speed", *SPEED_RANGE)
     seed = _number(body, "seed", 0, MAX_SEED, whole=True)
+    named = body.get("voice")
+    if isinstance(named, dict):  # OpenAI's voice object, {"id": "..."}
+        if not isinstance(named.get("id"), str):
+            raise BadRequest("A voice object must carry the voice's name as a string 'id'.")
+        body = {**body, "voice": named["id"]}
     voice = _string(body, "voice")
     voice = None if voice is None or voice.strip().lower() in _DESIGN_AUTO else voice.strip()
     ref_audio = _string(body, "ref_audio", limit=MAX_BODY_BYTES)
@@ -233,6 +247,7 @@ def parse_speech(body: object) -> SpeechRequest:
         response_format=fmt,
         stream=stream,
         options=options,
+        sse=kind == "sse",
         ref_audio=clip,
         ref_key=key,
         ref_text=ref_text,

@@ -3,9 +3,11 @@
 A name is looked up in the library's database by its case-folded key, and the
 prompt's path is built from the voice's id (a uuid the library made), never from
 the name: ``../../x`` is just a name no voice has. A value that names no saved
-voice, and the ``instructions`` field, must be a design: an instruct as the engine
-takes it, or a description read by the Design view's parser ("a young woman with a
-deep voice"); a bad description is refused with the sentence the window shows.
+voice may be one of OpenAI's stock names (a fixed design with its locked seed,
+:mod:`studio.serve.stock_voices`); anything else, and the ``instructions`` field, must
+be a design: an instruct as the engine takes it, or a description read by the Design
+view's parser ("a young woman with a deep voice"); a bad description is refused with
+the sentence the window shows.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from studio.errors import UserError
 from studio.serve.request import BadRequest, NotFound, SpeechRequest
+from studio.serve.stock_voices import STOCK_VOICES, stock_voice
 
 
 @dataclass(frozen=True)
@@ -27,12 +30,16 @@ class ResolvedVoice:
 
 
 def saved_voices(root: Path) -> list[dict]:
-    """The saved voices, as ``GET /v1/voices`` lists them."""
+    """The saved voices, then the stock names no saved voice hides, as ``GET /v1/voices``
+    lists them."""
     from studio.library.voices import VoiceLibrary
 
     with VoiceLibrary(root, read_only=True) as library:
-        return [{"id": v.name, "name": v.name, "type": "saved", "language": v.language,
-                 "tags": list(v.tags)} for v in library.list()]
+        saved = [{"id": v.name, "name": v.name, "type": "saved", "language": v.language,
+                  "tags": list(v.tags)} for v in library.list()]
+    taken = {v["name"].casefold() for v in saved}
+    return saved + [{"id": name, "name": name, "type": "stock", "description": v.instruct}
+                    for name, v in STOCK_VOICES.items() if name not in taken]
 
 
 def resolve_voice(request: SpeechRequest, root: Path) -> ResolvedVoice:
@@ -52,6 +59,10 @@ def resolve_voice(request: SpeechRequest, root: Path) -> ResolvedVoice:
         design = instruct_or_description(request.instruct)
     except UserError as exc:
         raise BadRequest(str(exc)) from None
+    stock = stock_voice(request.voice) if request.ref_audio is None else None
+    if stock is not None:
+        design = stock.instruct if design is None else f"{stock.instruct}, {design}"
+        return ResolvedVoice(None, design, None, stock.seed, None)
     if request.voice is not None and request.ref_audio is None:
         try:
             voice_design = instruct_or_description(request.voice)

@@ -338,10 +338,17 @@ class SettingsView(QWidget):
         self.backendKeyEdit.setObjectName("backendKeyEdit")
         self.backendKeyEdit.setEchoMode(QLineEdit.EchoMode.PasswordEchoOnEdit)
         self.backendKeyEdit.setPlaceholderText("none")
-        self.backendKeyEdit.editingFinished.connect(
-            lambda: self._write("backend/api_key", self.backendKeyEdit.text().strip()))
-        self._add(form, "backend/api_key", self.backendKeyEdit,
-                  "Sent as a Bearer token; kept in this user's settings file")
+        self.backendKeyEdit.editingFinished.connect(self._write_key)
+        self.keyHome = hint_label(self._settings.secret_home("backend/api_key"))
+        self.keyHome.setObjectName("apiKeyHome")  # where the key is kept: keyring or file
+        keyBox = QWidget()
+        keyColumn = QVBoxLayout(keyBox)
+        keyColumn.setContentsMargins(0, 0, 0, 0)
+        keyColumn.setSpacing(3)
+        keyColumn.addWidget(self.backendKeyEdit)
+        keyColumn.addWidget(self.keyHome)
+        self._add(form, "backend/api_key", keyBox, "Sent to the server as a Bearer token",
+                  control=self.backendKeyEdit)
         self.dialectCombo = self._combo("dialectCombo", DIALECT_LABELS)
         self.dialectCombo.currentIndexChanged.connect(
             lambda _i: self._write("backend/dialect", self.dialectCombo.currentData()))
@@ -732,6 +739,12 @@ class SettingsView(QWidget):
         if self._loading or self.is_locked(key):
             return
         self._settings.set_value(key, value)
+
+    def _write_key(self) -> None:
+        self._write("backend/api_key", self.backendKeyEdit.text().strip())
+        self.keyHome.setText(self._settings.secret_home("backend/api_key"))
+        if self._settings.value("backend/api_key") != self.backendKeyEdit.text().strip():
+            self.backendKeyEdit.setText(self._settings.value("backend/api_key"))  # refused
 
     def set_source(self, source: str) -> None:
         self.sourceEdit.setText(source)

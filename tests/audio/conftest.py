@@ -20,6 +20,7 @@ from audio_helpers import ManualOpener, PacedOpener
 from PySide6.QtCore import QThread
 
 from studio.audio import backend
+from tests.audio_output import need_input, need_output
 
 
 @pytest.fixture
@@ -56,35 +57,17 @@ def _fake_streams():
 # ---------------------------------------------------------------------------
 
 
-def _require_audio() -> bool:
-    return os.environ.get("OMNIVOICE_REQUIRE_AUDIO", "") not in ("", "0")
-
-
 @pytest.fixture
 def null_output():
-    """The AudioStatus, when an output device (ALSA's null device in CI) is there.
-
-    Otherwise the test is skipped with the reason (pytest's -ra lists it), or fails
-    when OMNIVOICE_REQUIRE_AUDIO=1 (CI sets it, so a broken setup cannot hide).
-    """
-    status = backend.audio_status()
-    if not status.available:
-        message = f"no audio output here: {status.reason}"
-        if _require_audio():
-            pytest.fail(message + " (OMNIVOICE_REQUIRE_AUDIO is set)")
-        pytest.skip(message)
-    return status
+    """The AudioStatus, when an output device (ALSA's null device in CI) is there;
+    otherwise skipped with the reason (tests/audio_output.py)."""
+    return need_output()
 
 
 @pytest.fixture
 def null_input(null_output):
     """Like ``null_output``, for an input device (ALSA's null device has one: silence)."""
-    if not null_output.input_devices:
-        message = f"no audio input here: {null_output.recording_reason}"
-        if _require_audio():
-            pytest.fail(message + " (OMNIVOICE_REQUIRE_AUDIO is set)")
-        pytest.skip(message)
-    return null_output
+    return need_input()
 
 
 # ---------------------------------------------------------------------------

@@ -8,6 +8,8 @@ import sqlite3
 import pytest
 from studio_process import design_generate, wait_takes
 
+from tests.audio_output import has_output, need_output
+
 
 @pytest.mark.parametrize("platform", ["offscreen", "xcb"], indirect=True)
 def test_design_four_takes_compare_two_and_star_the_winner(launch, screenshot, platform):
@@ -31,8 +33,9 @@ def test_design_four_takes_compare_two_and_star_the_winner(launch, screenshot, p
                       "the A/B window")
     heard = len(studio.request("player")["states"])
     studio.click("abDialog/abPlayButton")
-    studio.wait_until(lambda: "playing" in studio.request("player")["states"][heard:], 10,
-                      "A to play")
+    if has_output():  # else the rest still runs, and the test says at its end why not this
+        studio.wait_until(lambda: "playing" in studio.request("player")["states"][heard:], 10,
+                          "A to play")
     studio.click("abDialog/sideBButton")
     assert studio.get("abDialog/sideBButton")["checked"]
     studio.click("abDialog/pickBButton")
@@ -44,3 +47,4 @@ def test_design_four_takes_compare_two_and_star_the_winner(launch, screenshot, p
         starred = db.execute("SELECT count(*) FROM takes WHERE starred = 1").fetchone()[0]
     assert starred == 1, "the winner is starred in the library"
     assert studio.close() == 0
+    need_output()  # the playback above was left out where nothing can play: said here

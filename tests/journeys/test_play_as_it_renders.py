@@ -9,6 +9,8 @@ import shutil
 import pytest
 from studio_process import SCREENS, design_generate, wait_takes
 
+from tests.audio_output import need_output
+
 PARAGRAPH = ("The storm rolled in over the hills just after noon. Farmers hurried to bring "
              "their animals inside before the rain. By evening the river had risen past the "
              "old stone bridge. Nobody in the village could remember a flood like it.")
@@ -16,6 +18,7 @@ PARAGRAPH = ("The storm rolled in over the hills just after noon. Farmers hurrie
 
 @pytest.mark.parametrize("platform", ["offscreen", "xcb"], indirect=True)
 def test_a_paragraph_plays_while_it_renders(launch, screenshot, platform, request):
+    need_output()  # all of it is about hearing the paragraph
     studio = launch()
     studio.wait_model_loaded()
     assert studio.get("playWhileRenderingCheck")["enabled"]  # the setting, on by default

@@ -7,6 +7,8 @@ import numpy as np
 import soundfile as sf
 from studio_process import design_generate, play_selected_take, wait_takes
 
+from tests.audio_output import has_output, need_output
+
 
 def test_takes_survive_a_restart_and_re_render_identically(launch):
     first = launch()
@@ -20,8 +22,9 @@ def test_takes_survive_a_restart_and_re_render_identically(launch):
     assert takes["count"] == 2
     studio.wait_model_loaded()
     studio.click_row("takesList", 1)
-    player = play_selected_take(studio)
-    assert player["underflows"] == 0 and player["duration"] > 0.5
+    if has_output():  # else the rest still runs, and the test says at its end why not this
+        player = play_selected_take(studio)
+        assert player["underflows"] == 0 and player["duration"] > 0.5
 
     before = {p.name for p in (studio.data / "takes").glob("*.flac")}
     studio.click("takeDetail/rerenderButton")
@@ -33,3 +36,4 @@ def test_takes_survive_a_restart_and_re_render_identically(launch):
     assert any(a.shape == fresh.shape and np.array_equal(a, fresh) for a in same_seed), \
         "the re-render's samples equal the original take's"
     assert studio.close() == 0
+    need_output()  # the playback above was left out where nothing can play: said here

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import soundfile as sf
 
+from tests.audio_output import has_output, need_output
+
 DIALOGUE = """Alice: Good morning, Bob.
 Bob: Morning. Did you sleep well?
 Alice: Not really, the storm kept me up.
@@ -57,13 +59,15 @@ def test_import_a_dialogue_render_rerender_export_and_reopen(launch, tmp_path, s
                       "the render to end")
     assert set(_statuses(studio)) <= RENDERED, _statuses(studio)
     assert studio.get("takesList")["count"] == 4, "each line's take is in the take library"
-    # Play as it renders (on by default): the lines were heard before the render ended.
-    player = studio.request("player")
-    assert "playing" in player["states"], player
-    said = studio.request("first_sound")["first_sound"]["script"]
-    assert said.startswith("Line ") and said.endswith(tuple("0123456789")), \
-        f"sound started when the script's progress said {said!r}"
-    assert player["duration"] > 1.0, "all four lines and their pauses were streamed"
+    # Play as it renders (on by default): the lines were heard before the render ended
+    # (where something can play; else the test says at its end why this was left out).
+    if has_output():
+        player = studio.request("player")
+        assert "playing" in player["states"], player
+        said = studio.request("first_sound")["first_sound"]["script"]
+        assert said.startswith("Line ") and said.endswith(tuple("0123456789")), \
+            f"sound started when the script's progress said {said!r}"
+        assert player["duration"] > 1.0, "all four lines and their pauses were streamed"
     lengths = [row[5] for row in studio.get("scriptLines")["cells"]]
     assert all(length.endswith(" s") for length in lengths), lengths
 
@@ -104,3 +108,4 @@ def test_import_a_dialogue_render_rerender_export_and_reopen(launch, tmp_path, s
     assert len(again.get("lineTakeCombo")["items"]) == 2
     assert again.text("exportPathEdit") == str(mix), "the export path is the project's"
     assert again.close() == 0
+    need_output()  # the playback above was left out where nothing can play: said here

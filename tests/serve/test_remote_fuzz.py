@@ -19,8 +19,8 @@ import soundfile as sf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from studio.audio.stream_out import SSE_DELTA, SSE_DONE, SSE_ERROR
 from studio.errors import UserError
-from studio.remote import sse
 from studio.remote.answers import RATE_RANGE
 from studio.remote.client import RemoteBackend
 from studio.remote.dialects import RemoteRequest
@@ -135,13 +135,13 @@ def event_streams(draw) -> bytes:
     any order, missing or extra events, bad JSON and base64, any line ends."""
     audio = st.binary(max_size=600).map(lambda b: base64.b64encode(b).decode())
     payload = st.fixed_dictionaries(
-        {"type": st.sampled_from([sse.DELTA, sse.DONE, sse.ERROR, "ping"]) | JSON},
+        {"type": st.sampled_from([SSE_DELTA, SSE_DONE, SSE_ERROR, "ping"]) | JSON},
         optional={"audio": audio | JSON, "response_format": st.sampled_from(["pcm", "wav"]) | JSON,
                   "error": JSON | st.fixed_dictionaries({"message": JSON})})
     data = payload.map(json.dumps) | st.text(max_size=40) | st.just("[DONE]")
     event = st.builds(lambda name, lines: (f"event: {name}\n" if name else "") + "".join(
         f"data: {line}\n" for line in lines) + "\n",
-        st.sampled_from(["", sse.DELTA, sse.DONE, "x"]), st.lists(data, min_size=1, max_size=2))
+        st.sampled_from(["", SSE_DELTA, SSE_DONE, "x"]), st.lists(data, min_size=1, max_size=2))
     text = "".join(draw(st.lists(event | st.just(": keep-alive\n\n"), max_size=6)))
     end = draw(st.sampled_from(["\n", "\r\n", "\r"]))
     return text.replace("\n", end).encode() + draw(st.binary(max_size=20))

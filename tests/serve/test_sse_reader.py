@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from studio.remote.sse import DONE, Event, EventReader, EventStreamError, is_event_stream
+from studio.audio.stream_out import SSE_DONE
+from studio.remote.sse import Event, EventReader, EventStreamError, is_event_stream
 
 STREAM = (b": keep-alive\r\n\r\nid: 1\r\nevent: speech.audio.delta\r\n"
           b'data: {"type": "speech.audio.delta",\r\ndata: "audio": "AAE="}\r\n\r\n'
           b'event: ping\rdata:{"n": 2}\r\rdata\ndata: [DONE]\n\n'
           b'event: speech.audio.done\ndata: {"type": "speech.audio.done"}\n\n')
 EVENTS = [Event("speech.audio.delta", {"type": "speech.audio.delta", "audio": "AAE="}),
-          Event("ping", {"n": 2}), Event(DONE, {}), Event(DONE, {"type": DONE})]
+          Event("ping", {"n": 2}), Event(SSE_DONE, {}), Event(SSE_DONE, {"type": SSE_DONE})]
 
 
 def _read(stream: bytes, size: int) -> list[Event]:
@@ -28,7 +29,7 @@ def test_the_events_are_the_same_in_pieces_of_any_size(size):
 
 
 def test_a_lone_cr_ending_the_stream_ends_its_last_event():
-    assert _read(b'data: {"type": "speech.audio.done"}\r\r', 1) == [Event(DONE, {"type": DONE})]
+    assert _read(b'data: {"type": "speech.audio.done"}\r\r', 1) == [Event(SSE_DONE, {"type": SSE_DONE})]
 
 
 def test_an_event_the_stream_did_not_finish_is_dropped():
