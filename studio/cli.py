@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 from studio import __version__
-from studio.audio.stream_out import STREAM_FORMATS
 from studio.engine.options import CHUNKINGS, DEFAULT_REPO, PRECISION_CHOICES, model_source
 from studio.errors import UserError, one_line
+from studio.sound.stream_out import STREAM_FORMATS
 
 log = logging.getLogger("studio.cli")
 
@@ -424,7 +424,7 @@ class _AudioOut:
         self._sent = 0  # samples written so far
 
     def __enter__(self) -> _AudioOut:
-        from studio.audio.stream_out import PipeWriter
+        from studio.sound.stream_out import PipeWriter
 
         if to_stdout(self.args):
             self._pipe = PipeWriter(sys.stdout.buffer, self.sample_rate, self.args.format or "wav")
@@ -433,7 +433,7 @@ class _AudioOut:
         return self
 
     def _open_file(self):
-        from studio.engine.audio import AudioFileWriter
+        from studio.sound.files import AudioFileWriter
 
         return AudioFileWriter(self.args.out, self.sample_rate).__enter__()
 

@@ -76,8 +76,8 @@ def run(args: argparse.Namespace, studio_model: str | None = None) -> dict:
 
 
 def describe(library, voice) -> dict:
-    from studio.library.clips import clip_seconds
     from studio.library.fields import format_time
+    from studio.sound.files import clip_seconds
 
     seconds = clip_seconds(library.clip_path(voice.id))
     return {

@@ -84,7 +84,7 @@ def speech_like(seconds: float, lufs: float, seed: int):
     render of the real model looks like on a waveform (the tiny random model gives noise)."""
     import numpy as np
 
-    from studio.audio.loudness import loudness_lufs
+    from studio.sound.loudness import loudness_lufs
 
     rate, rng = 24000, np.random.default_rng(seed)
     t = np.arange(int(seconds * rate)) / rate

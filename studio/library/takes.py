@@ -31,14 +31,14 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
-import soundfile as sf
 
 from studio.atomic import atomic_write, fsync_dir
-from studio.audio.loudness import loudness_lufs
 from studio.errors import UserError
 from studio.library.db import Database, busy_error, is_busy
 from studio.library.fields import format_time, is_voice_id, name_key, one_line
 from studio.paths import data_dir
+from studio.sound import files
+from studio.sound.loudness import loudness_lufs
 
 TAKES_DIR = "takes"
 LOCK_FILE = ".writers"
@@ -289,8 +289,8 @@ class TakeLibrary:
         """The take's audio as float32 mono, and its sample rate."""
         take = self.get(take_id)
         try:
-            audio, rate = sf.read(take.audio_path, dtype="float32", always_2d=True)
-        except (sf.SoundFileError, RuntimeError, OSError, ValueError) as exc:
+            audio, rate = files.decode(take.audio_path)
+        except files.UNREADABLE as exc:
             raise UserError(
                 f"The audio file of take {take.id} is missing or damaged ({exc}); "
                 "delete the take or render it again."
@@ -306,7 +306,7 @@ class TakeLibrary:
             detail = "; ".join(verdict)[:300]
             problems.append(f"The library database fails its integrity check: {detail}.")
         for row in self._db.query("SELECT id, frames, sample_rate FROM takes"):
-            frames, rate = _decodable_frames(self.audio_path(row["id"]))
+            frames, rate = files.decodable_frames(self.audio_path(row["id"]))
             if frames != row["frames"] or rate != row["sample_rate"]:
                 problems.append(
                     f"The audio of take {row['id']} is missing or incomplete "
@@ -357,7 +357,7 @@ class TakeLibrary:
         placed = False
         try:
             with atomic_write(path) as handle:
-                sf.write(handle, wave, int(sample_rate), format="FLAC", subtype=AUDIO_SUBTYPE)
+                files.write(handle, wave, sample_rate, "FLAC", AUDIO_SUBTYPE)
             placed = True
             fsync_dir(self.takes_dir)
             columns, marks = ", ".join(row), ", ".join(f":{key}" for key in row)
@@ -368,7 +368,7 @@ class TakeLibrary:
                 path.unlink(missing_ok=True)
             if is_busy(exc):
                 raise busy_error(self._db.path) from None
-            if isinstance(exc, (OSError, sqlite3.Error, sf.SoundFileError)):
+            if isinstance(exc, (OSError, sqlite3.Error, files.FileError)):
                 raise UserError(
                     f"The take cannot be saved in {self.takes_dir} ({exc}); free some disk space "
                     "or check the folder's permissions."
@@ -541,13 +541,3 @@ class TakeLibrary:
                 except OSError:
                     continue
         return swept
-
-
-def _decodable_frames(path: Path) -> tuple[int, int]:
-    """How many frames of ``path`` decode, and its sample rate; (0, 0) when unreadable."""
-    try:
-        with sf.SoundFile(path) as audio:
-            blocks = audio.blocks(65_536, dtype="float32", always_2d=True)
-            return sum(block.shape[0] for block in blocks), audio.samplerate
-    except (sf.SoundFileError, RuntimeError, OSError, ValueError):
-        return 0, 0

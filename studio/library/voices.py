@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING
 from studio.atomic import fsync_dir
 from studio.errors import UserError
 from studio.library import fields
-from studio.library.clips import is_readable_audio
 from studio.library.db import Database
 from studio.paths import data_dir
+from studio.sound.files import is_readable_audio
 
 if TYPE_CHECKING:
     from studio.engine.prompt import VoicePrompt

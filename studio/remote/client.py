@@ -14,7 +14,6 @@ caller writes nothing until the audio is whole.
 
 from __future__ import annotations
 
-import io
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -364,12 +363,12 @@ class RemoteBackend:
 
     def _decode(self, data: bytes, seconds: float,
                 too_much: Callable[[], UserError]) -> tuple[np.ndarray, int]:
-        import soundfile as sf
+        from studio.sound import files
 
         unreadable = UserError(f"The server at {self.url} sent audio that cannot be read; "
                                "nothing was saved.")
         try:
-            header = sf.info(io.BytesIO(data))
+            header = files.header(data)
         except Exception:
             raise unreadable from None
         # The header, before decoding: a compressed file can claim hours in a few KB.
@@ -379,7 +378,7 @@ class RemoteBackend:
                 or header.frames * header.channels > seconds * answers.MAX_SAMPLES_PER_S):
             raise too_much()
         try:
-            wave, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
+            wave, rate = files.decode(data)
         except Exception:
             raise unreadable from None
         if wave.shape[0] / rate > seconds:  # a header that understated its length

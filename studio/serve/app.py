@@ -214,7 +214,7 @@ async def next_event(ticket: Ticket, request: Request):
 
 
 async def stream_body(ticket: Ticket, first, fmt: str, sample_rate: int):
-    from studio.audio.stream_out import pcm16, wav_stream_header
+    from studio.sound.stream_out import pcm16, wav_stream_header
 
     try:
         if fmt == "wav":

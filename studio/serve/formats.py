@@ -3,14 +3,15 @@
 libsndfile writes all five: WAV and FLAC as 16-bit PCM (as the studio's files), MP3,
 Opus in an Ogg container, and raw 16-bit little-endian PCM (OpenAI's ``pcm``), the
 same samples a WAV holds. Streams are WAV with an unknown length or raw PCM
-(studio.audio.stream_out).
+(studio.sound.stream_out).
 """
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
+
+from studio.sound import files
+from studio.sound.stream_out import pcm16
 
 MEDIA_TYPES = {
     "wav": "audio/wav",
@@ -28,14 +29,7 @@ _SOUNDFILE = {
 
 
 def encode(audio: np.ndarray, sample_rate: int, fmt: str) -> bytes:
-    import soundfile as sf
-
-    from studio.audio.stream_out import pcm16
-
     if fmt == "pcm":
         return pcm16(audio)
     kind, subtype = _SOUNDFILE[fmt]
-    buffer = io.BytesIO()
-    samples = np.clip(np.asarray(audio, np.float32).reshape(-1), -1.0, 1.0)
-    sf.write(buffer, samples, sample_rate, format=kind, subtype=subtype)
-    return buffer.getvalue()
+    return files.encode(audio, sample_rate, kind, subtype)

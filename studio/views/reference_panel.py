@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
 )
 
 from studio.audio.backend import AudioStatus
-from studio.audio.clip_check import best_window, check_clip
-from studio.engine.audio import read_audio, write_audio_atomic
 from studio.errors import UserError
 from studio.paths import data_dir
+from studio.sound.clip_check import best_window, check_clip
+from studio.sound.files import read_audio, write_audio_atomic
 from studio.views.clip_meter import ClipMeter
 from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.labels import MessageLabel, hint_label

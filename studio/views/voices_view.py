@@ -463,8 +463,8 @@ class VoicesView(ReadsVoices, QWidget):
         if self._player.key() == key:
             self._player.toggle()
             return
-        from studio.engine.audio import read_audio
         from studio.errors import UserError
+        from studio.sound.files import read_audio
 
         try:
             audio, rate = read_audio(self.library().clip_path(voice.id))

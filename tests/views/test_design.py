@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtWidgets import QLabel, QWidget
 from studio_fakes import SILENT, make_settings
 
-from studio.engine.audio import write_audio_atomic
 from studio.engine.instruct import CATEGORIES, normalize_instruct
 from studio.errors import UserError
+from studio.sound.files import write_audio_atomic
 from studio.views.design_attributes import (
     CATEGORY_KEYS,
     PHRASES,

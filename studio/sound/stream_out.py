@@ -8,11 +8,12 @@ read back equals the file the same render writes.
 
 from __future__ import annotations
 
-import io
 import struct
 from typing import BinaryIO
 
 import numpy as np
+
+from studio.sound.files import encode
 
 UNKNOWN = 0xFFFFFFFF
 STREAM_FORMATS = ("wav", "pcm")
@@ -30,12 +31,7 @@ def wav_stream_header(sample_rate: int, channels: int = 1) -> bytes:
 def pcm16(audio: np.ndarray) -> bytes:
     """Float samples as 16-bit little-endian PCM, clipped, converted by libsndfile itself
     (its rounding is its own; a file and a stream of one render hold the same samples)."""
-    import soundfile as sf
-
-    buffer = io.BytesIO()
-    samples = np.clip(np.asarray(audio, np.float32).reshape(-1), -1.0, 1.0)
-    sf.write(buffer, samples, 8000, format="RAW", subtype="PCM_16", endian="LITTLE")
-    return buffer.getvalue()
+    return encode(audio, 8000, "RAW", "PCM_16", endian="LITTLE")
 
 
 class PipeWriter:
