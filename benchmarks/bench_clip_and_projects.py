@@ -33,7 +33,7 @@ def best_of(fn, repeats: int = 5) -> float:
 
 
 def clips() -> None:
-    from studio.audio.clip_check import best_window, check_clip
+    from studio.sound.clip_check import best_window, check_clip
 
     rng = np.random.default_rng(0)
     for rate in (24000, 48000):
