@@ -30,6 +30,7 @@ MOVED_NAMES = {
     "studio.engine.audio": ("read_audio", "write_audio_atomic", "AudioFileWriter"),
     "studio.library.clips": ("is_readable_audio", "clip_seconds"),
 }
+SELF = ("move_sound.py", "test_move_sound.py")  # the rule and its test hold the old names
 WIDTH = 100  # pyproject's ruff line-length
 
 MODULE_PATH = re.compile(r"\bstudio\.audio\.(" + "|".join(MOVED_MODULES) + r")\b")
@@ -116,7 +117,7 @@ def main() -> int:
     changed: list[Path] = []
     for folder in FOLDERS:
         for path in sorted((ROOT / folder).rglob("*.py")):
-            if path.resolve() == Path(__file__).resolve():
+            if path.name in SELF:
                 continue
             text = path.read_text(encoding="utf-8")
             new = rewrite(text)
