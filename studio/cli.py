@@ -507,10 +507,9 @@ def _size(count: int) -> str:
 
 def run_cache(args) -> dict:
     """``cache info`` and ``cache clear``; the folder is the same whether the disk layer is on."""
+    from studio.engine.file_hashes import HASHES_FILE, FileHasher
     from studio.engine.prompt_cache import (
         DISK_CACHE_ENV,
-        HASHES_FILE,
-        FileHasher,
         PromptCache,
         default_cache_folder,
         disk_cache_enabled,

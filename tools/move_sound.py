@@ -4,7 +4,9 @@ Loudness, peaks, stream writing, the growing buffer and the clip checks moved fr
 studio/audio/ to studio/sound/ (studio/audio/ keeps the devices); reading and writing
 audio files moved to studio/sound/files.py from studio/engine/audio.py (``read_audio``,
 ``write_audio_atomic``, ``AudioFileWriter``) and studio/library/clips.py
-(``is_readable_audio``, ``clip_seconds``). Rewrites every import of them in studio/,
+(``is_readable_audio``, ``clip_seconds``). And, to bring studio/engine/prompt_cache.py
+under 500 lines, ``FileHasher`` and ``HASHES_FILE`` moved to studio/engine/file_hashes.py.
+Rewrites every import of them in studio/,
 tests/, benchmarks/ and tools/, those inside functions too: a ``from`` import that names
 moved and staying things is split in two, and ``alias.read_audio`` through a module
 imported as ``from studio.engine import audio [as alias]`` becomes
@@ -26,9 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("studio", "tests", "benchmarks", "tools")
 MOVED_MODULES = ("loudness", "peaks", "stream_out", "growing", "clip_check")
 FILES = "studio.sound.files"
+# module -> (names that left it, where they went)
 MOVED_NAMES = {
-    "studio.engine.audio": ("read_audio", "write_audio_atomic", "AudioFileWriter"),
-    "studio.library.clips": ("is_readable_audio", "clip_seconds"),
+    "studio.engine.audio": (("read_audio", "write_audio_atomic", "AudioFileWriter"), FILES),
+    "studio.library.clips": (("is_readable_audio", "clip_seconds"), FILES),
+    "studio.engine.prompt_cache": (("FileHasher", "HASHES_FILE"), "studio.engine.file_hashes"),
 }
 SELF = ("move_sound.py", "test_move_sound.py")  # the rule and its test hold the old names
 WIDTH = 100  # pyproject's ruff line-length
@@ -74,8 +78,8 @@ def _split_from_imports(text: str) -> str:
             moved = [n for n in names if n.split()[0] in MOVED_MODULES]
             target = "studio.sound"
         elif module in MOVED_NAMES:
-            moved = [n for n in names if n.split()[0] in MOVED_NAMES[module]]
-            target = FILES
+            gone, target = MOVED_NAMES[module]
+            moved = [n for n in names if n.split()[0] in gone]
         else:
             return match[0]
         if not moved:
@@ -90,7 +94,7 @@ def _split_from_imports(text: str) -> str:
 
 def _module_attributes(text: str) -> str:
     """``audio.read_audio`` through ``from studio.engine import audio`` -> ``sound_files.``"""
-    moved = MOVED_NAMES["studio.engine.audio"]
+    moved = MOVED_NAMES["studio.engine.audio"][0]
     for match in list(MODULE_ALIAS.finditer(text)):
         alias = match["alias"] or ("audio" if "from" in match[0] else None)
         if alias is None:  # "import studio.engine.audio": uses are spelled out in full

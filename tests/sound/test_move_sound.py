@@ -23,6 +23,7 @@ from studio.audio.backend import AudioStatus
 from studio.audio import backend, peaks
 from studio.engine.audio import remove_silence, read_audio, write_audio_atomic  # why
 from studio.engine import audio
+from studio.engine.prompt_cache import HASHES_FILE, FileHasher, PromptCache
 from studio.library.clips import (
     MIN_VOICE_SECONDS,
     check_voice_clip,
@@ -48,6 +49,8 @@ from studio.engine.audio import remove_silence
 from studio.sound.files import read_audio, write_audio_atomic  # why
 from studio.engine import audio
 from studio.sound import files as sound_files
+from studio.engine.prompt_cache import PromptCache
+from studio.engine.file_hashes import HASHES_FILE, FileHasher
 from studio.library.clips import MIN_VOICE_SECONDS, check_voice_clip
 from studio.sound.files import is_readable_audio
 
