@@ -31,6 +31,9 @@ cost per piece) and swaps in the longer view (one assignment, as an A/B switch),
 the callback carries on past the old end without a gap. If playback catches up with
 the render, the callback sends silence and holds the playhead (``buffering_changed``)
 until more arrives; it never plays past what has arrived.
+
+Long because the real-time hand-over rules above tie the transport, streaming and device
+handling to one QObject's state; its Qt-free parts are in :mod:`studio.sound.growing`.
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ a take that is being written. Deleting removes the row first, then the file.
 
 Threading: a ``TakeLibrary`` belongs to the thread that opened it. The studio's
 worker thread holds the one writer; the GUI opens its own ``read_only`` one.
+
+Long because :class:`TakeLibrary` keeps each take's file and row in step: writing,
+recovery, the writers' lock and the sweep share its connection and folder.
 """
 
 from __future__ import annotations

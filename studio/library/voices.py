@@ -17,6 +17,9 @@ session's start) removes it for good.
 Threading: as for :mod:`studio.library.db`, a ``VoiceLibrary`` belongs to one thread.
 The studio's worker thread writes; the GUI reads through a ``read_only`` one, which
 imports no torch (prompts are loaded only by the methods that need them).
+
+Long because :class:`VoiceLibrary` keeps each voice's folder and row in step: create,
+rename, delete with undo and the orphan sweep share the staging rules above.
 """
 
 from __future__ import annotations

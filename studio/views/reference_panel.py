@@ -4,6 +4,9 @@ with play, and its transcript.
 The panel owns no playback: it loads its clip into the shared Player on Play and
 follows the player's signals only while the player holds its clip (``player.key()``).
 A clip that cannot be read is told inline, in the reader's one sentence.
+
+Long because file, drop, microphone and trim all feed the one clip and transcript this
+widget holds; its Qt-free checks are in :mod:`studio.sound.clip_check`.
 """
 
 from __future__ import annotations

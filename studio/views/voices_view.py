@@ -4,6 +4,9 @@ with undo, duplicate, import and export, drag and drop.
 The view reads a read-only VoiceLibrary and never writes it: every change is an
 intent signal the main window hands to the worker, whose ``voices_changed`` makes
 the view read again (see docs/architecture.md).
+
+Long because search, filters, cards, drag and drop and undo share one widget's list
+and selection; the cards' data is in ``voices_model.py``.
 """
 
 from __future__ import annotations
