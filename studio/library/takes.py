@@ -37,7 +37,7 @@ import numpy as np
 
 from studio.atomic import atomic_write, fsync_dir
 from studio.errors import UserError
-from studio.library.db import Database, busy_error, is_busy
+from studio.library.db import Database, busy_error, is_busy, make_folder
 from studio.library.fields import format_time, is_voice_id, name_key, one_line
 from studio.paths import data_dir
 from studio.sound import files
@@ -179,13 +179,7 @@ class TakeLibrary:
         self.read_only = read_only
         self._lock_fd: int | None = None
         if not read_only:
-            try:
-                self.takes_dir.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise UserError(
-                    f"The take folder {self.takes_dir} cannot be created ({exc.strerror or exc}); "
-                    "check that the data folder is writable."
-                ) from None
+            make_folder(self.takes_dir, "take")
         self._db = Database.open_in(self.root, read_only=read_only)
         if not read_only:
             try:
