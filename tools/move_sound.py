@@ -1,7 +1,8 @@
 """One-off rewrite (issue 27): signal work that needs no device lives in studio/sound/.
 
 Loudness, peaks, stream writing, the growing buffer and the clip checks moved from
-studio/audio/ to studio/sound/ (studio/audio/ keeps the devices); reading and writing
+studio/audio/ to studio/sound/ (studio/audio/ keeps the devices), and the bounded reader
+of a clip someone sent from studio/engine/clip_bounds.py; reading and writing
 audio files moved to studio/sound/files.py from studio/engine/audio.py (``read_audio``,
 ``write_audio_atomic``, ``AudioFileWriter``) and studio/library/clips.py
 (``is_readable_audio``, ``clip_seconds``). And, to bring studio/engine/prompt_cache.py
@@ -26,7 +27,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("studio", "tests", "benchmarks", "tools")
-MOVED_MODULES = ("loudness", "peaks", "stream_out", "growing", "clip_check")
+# old module -> new module (all now in studio.sound)
+MOVED_MODULES = {
+    **{f"studio.audio.{name}": f"studio.sound.{name}"
+       for name in ("loudness", "peaks", "stream_out", "growing", "clip_check")},
+    "studio.engine.clip_bounds": "studio.sound.clip_bounds",
+}
 FILES = "studio.sound.files"
 # module -> (names that left it, where they went)
 MOVED_NAMES = {
@@ -37,7 +43,7 @@ MOVED_NAMES = {
 SELF = ("move_sound.py", "test_move_sound.py")  # the rule and its test hold the old names
 WIDTH = 100  # pyproject's ruff line-length
 
-MODULE_PATH = re.compile(r"\bstudio\.audio\.(" + "|".join(MOVED_MODULES) + r")\b")
+MODULE_PATH = re.compile(r"\b(" + "|".join(map(re.escape, MOVED_MODULES)) + r")\b")
 # "from X import a, b" on one line, or "from X import (\n a,\n b,\n)" over several.
 FROM_IMPORT = re.compile(
     r"^(?P<indent>[ \t]*)from[ \t]+(?P<module>[\w.]+)[ \t]+import[ \t]+"
@@ -74,8 +80,9 @@ def _split_from_imports(text: str) -> str:
         module, indent = match["module"], match["indent"]
         names = _names(match["group"] if match["group"] is not None else match["line"])
         comment = match["comment"] or ""
-        if module == "studio.audio":  # "from studio.audio import loudness, backend"
-            moved = [n for n in names if n.split()[0] in MOVED_MODULES]
+        submodules = {f"{module}.{n.split()[0]}": n for n in names}
+        if submodules.keys() & MOVED_MODULES.keys():  # "from studio.audio import peaks, backend"
+            moved = [n for full, n in submodules.items() if full in MOVED_MODULES]
             target = "studio.sound"
         elif module in MOVED_NAMES:
             gone, target = MOVED_NAMES[module]
@@ -112,7 +119,7 @@ def _module_attributes(text: str) -> str:
 
 
 def rewrite(text: str) -> str:
-    text = MODULE_PATH.sub(r"studio.sound.\1", text)
+    text = MODULE_PATH.sub(lambda match: MOVED_MODULES[match[1]], text)
     text = _split_from_imports(text)
     return _module_attributes(text)
 

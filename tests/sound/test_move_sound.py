@@ -21,6 +21,7 @@ OLD = '''\
 from studio.audio.loudness import loudness_lufs
 from studio.audio.backend import AudioStatus
 from studio.audio import backend, peaks
+from studio.engine import clip_bounds, prompt
 from studio.engine.audio import remove_silence, read_audio, write_audio_atomic  # why
 from studio.engine import audio
 from studio.engine.prompt_cache import HASHES_FILE, FileHasher, PromptCache
@@ -37,6 +38,7 @@ def f(takes):
 
     takes.read_audio("id")  # a TakeLibrary method, not the moved function
     audio.remove_silence(audio.read_audio("a.wav")[0])
+    patch("studio.engine.clip_bounds.read_clip")  # and "studio/engine/clip_bounds.py" stays
     return clip_seconds, AudioFileWriter, "studio.audio.growing"
 '''
 
@@ -45,6 +47,8 @@ from studio.sound.loudness import loudness_lufs
 from studio.audio.backend import AudioStatus
 from studio.audio import backend
 from studio.sound import peaks
+from studio.engine import prompt
+from studio.sound import clip_bounds
 from studio.engine.audio import remove_silence
 from studio.sound.files import read_audio, write_audio_atomic  # why
 from studio.engine import audio
@@ -61,6 +65,7 @@ def f(takes):
 
     takes.read_audio("id")  # a TakeLibrary method, not the moved function
     audio.remove_silence(sound_files.read_audio("a.wav")[0])
+    patch("studio.sound.clip_bounds.read_clip")  # and "studio/engine/clip_bounds.py" stays
     return clip_seconds, AudioFileWriter, "studio.sound.growing"
 '''
 
