@@ -27,11 +27,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("studio", "tests", "benchmarks", "tools")
-# old module -> new module (all now in studio.sound)
+# old module -> new module (their tests moved too, and other tests import helpers from them)
 MOVED_MODULES = {
     **{f"studio.audio.{name}": f"studio.sound.{name}"
        for name in ("loudness", "peaks", "stream_out", "growing", "clip_check")},
     "studio.engine.clip_bounds": "studio.sound.clip_bounds",
+    **{f"tests.audio.test_{name}": f"tests.sound.test_{name}"
+       for name in ("loudness", "peaks", "clip_check")},
+    "tests.engine.test_clip_bounds": "tests.sound.test_clip_bounds",
 }
 FILES = "studio.sound.files"
 # module -> (names that left it, where they went)
@@ -83,7 +86,8 @@ def _split_from_imports(text: str) -> str:
         submodules = {f"{module}.{n.split()[0]}": n for n in names}
         if submodules.keys() & MOVED_MODULES.keys():  # "from studio.audio import peaks, backend"
             moved = [n for full, n in submodules.items() if full in MOVED_MODULES]
-            target = "studio.sound"
+            target = MOVED_MODULES[next(f for f in submodules if f in MOVED_MODULES)]
+            target = target.rpartition(".")[0]  # each group moved to one package
         elif module in MOVED_NAMES:
             gone, target = MOVED_NAMES[module]
             moved = [n for n in names if n.split()[0] in gone]

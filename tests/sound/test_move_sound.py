@@ -22,6 +22,7 @@ from studio.audio.loudness import loudness_lufs
 from studio.audio.backend import AudioStatus
 from studio.audio import backend, peaks
 from studio.engine import clip_bounds, prompt
+from tests.engine.test_clip_bounds import flac_bomb
 from studio.engine.audio import remove_silence, read_audio, write_audio_atomic  # why
 from studio.engine import audio
 from studio.engine.prompt_cache import HASHES_FILE, FileHasher, PromptCache
@@ -49,6 +50,7 @@ from studio.audio import backend
 from studio.sound import peaks
 from studio.engine import prompt
 from studio.sound import clip_bounds
+from tests.sound.test_clip_bounds import flac_bomb
 from studio.engine.audio import remove_silence
 from studio.sound.files import read_audio, write_audio_atomic  # why
 from studio.engine import audio
