@@ -13,8 +13,6 @@ from typing import BinaryIO
 
 import numpy as np
 
-from studio.sound.files import encode
-
 UNKNOWN = 0xFFFFFFFF
 STREAM_FORMATS = ("wav", "pcm")
 
@@ -31,6 +29,8 @@ def wav_stream_header(sample_rate: int, channels: int = 1) -> bytes:
 def pcm16(audio: np.ndarray) -> bytes:
     """Float samples as 16-bit little-endian PCM, clipped, converted by libsndfile itself
     (its rounding is its own; a file and a stream of one render hold the same samples)."""
+    from studio.sound.files import encode  # here: the command line starts without libsndfile
+
     return encode(audio, 8000, "RAW", "PCM_16", endian="LITTLE")
 
 
