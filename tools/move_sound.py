@@ -6,7 +6,9 @@ of a clip someone sent from studio/engine/clip_bounds.py; reading and writing
 audio files moved to studio/sound/files.py from studio/engine/audio.py (``read_audio``,
 ``write_audio_atomic``, ``AudioFileWriter``) and studio/library/clips.py
 (``is_readable_audio``, ``clip_seconds``). And, to bring studio/engine/prompt_cache.py
-under 500 lines, ``FileHasher`` and ``HASHES_FILE`` moved to studio/engine/file_hashes.py.
+under 500 lines, ``FileHasher`` and ``HASHES_FILE`` moved to studio/engine/file_hashes.py,
+and from studio/library/takes.py what a take is (``TakeSettings``, ``TakeRun``, ``Take``,
+``voice_key``, the name and notes checks) to studio/library/take_record.py.
 Rewrites every import of them in studio/,
 tests/, benchmarks/ and tools/, those inside functions too: a ``from`` import that names
 moved and staying things is split in two, and ``alias.read_audio`` through a module
@@ -42,6 +44,9 @@ MOVED_NAMES = {
     "studio.engine.audio": (("read_audio", "write_audio_atomic", "AudioFileWriter"), FILES),
     "studio.library.clips": (("is_readable_audio", "clip_seconds"), FILES),
     "studio.engine.prompt_cache": (("FileHasher", "HASHES_FILE"), "studio.engine.file_hashes"),
+    "studio.library.takes": (("TakeSettings", "TakeRun", "Take", "voice_key", "clean_take_name",
+                              "clean_notes", "MAX_TAKE_NAME_CHARS", "DESIGN_KEY"),
+                             "studio.library.take_record"),
 }
 SELF = ("move_sound.py", "test_move_sound.py")  # the rule and its test hold the old names
 WIDTH = 100  # pyproject's ruff line-length

@@ -106,7 +106,8 @@ def add_demo_takes(folder: Path, model_source: str) -> list[str]:
 
     from studio import __version__
     from studio.library.suspect import inspect
-    from studio.library.takes import TakeLibrary, TakeRun, TakeSettings
+    from studio.library.take_record import TakeRun, TakeSettings
+    from studio.library.takes import TakeLibrary
 
     def add(library, text, audio, rate, seed, batch, instruct):
         settings = TakeSettings(

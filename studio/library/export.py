@@ -16,7 +16,8 @@ from pathlib import Path
 from studio import __version__
 from studio.atomic import atomic_write
 from studio.errors import UserError
-from studio.library.takes import Take, TakeLibrary
+from studio.library.take_record import Take
+from studio.library.takes import TakeLibrary
 from studio.sound import files
 
 # format -> (libsndfile format, subtype, file extension)

@@ -1,7 +1,7 @@
 """Takes: every render, kept as ``takes/<id>.flac`` plus a row in ``library.sqlite``.
 
-A row holds the full snapshot of how the take was made (:class:`TakeSettings`,
-:class:`TakeRun`, as JSON) and the columns the takes panel filters on.
+A row holds the full snapshot of how the take was made (``TakeSettings`` and ``TakeRun``
+of :mod:`studio.library.take_record`, as JSON) and the columns the takes panel filters on.
 
 Crash safety: the audio is written to a hidden temp file, fsync'd and renamed
 to ``<id>.flac`` (and the folder fsync'd) *before* the row is inserted in one
@@ -15,9 +15,6 @@ a take that is being written. Deleting removes the row first, then the file.
 
 Threading: a ``TakeLibrary`` belongs to the thread that opened it. The studio's
 worker thread holds the one writer; the GUI opens its own ``read_only`` one.
-
-Long because :class:`TakeLibrary` keeps each take's file and row in step: writing,
-recovery, the writers' lock and the sweep share its connection and folder.
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -38,7 +35,16 @@ import numpy as np
 from studio.atomic import atomic_write, fsync_dir
 from studio.errors import UserError
 from studio.library.db import Database, busy_error, is_busy, make_folder
-from studio.library.fields import format_time, is_voice_id, name_key, one_line
+from studio.library.fields import format_time, is_voice_id, name_key
+from studio.library.take_record import (
+    Take,
+    TakeRun,
+    TakeSettings,
+    clean_notes,
+    clean_take_name,
+    known_fields,
+    voice_key,
+)
 from studio.paths import data_dir
 from studio.sound import files
 from studio.sound.loudness import loudness_lufs
@@ -48,10 +54,7 @@ LOCK_FILE = ".writers"
 RECOVERED_DIR = "recovered"  # inside takes/: complete audio files that had no row
 AUDIO_SUFFIX = ".flac"
 AUDIO_SUBTYPE = "PCM_24"
-MAX_TAKE_NAME_CHARS = 100
-MAX_NOTES_CHARS = 10_000
 UNLOCKED_ORPHAN_AGE_S = 3600.0  # without file locks, only sweep what is surely abandoned
-DESIGN_KEY = "design"
 NO_PROJECT = ""  # list(project=NO_PROJECT): the Clone and Design takes, no script's
 
 
@@ -67,109 +70,9 @@ class ReadOnlyLibrary(RuntimeError):
 _SELECT = ("SELECT *, (SELECT name FROM voices v WHERE v.id = takes.voice_key AND v.deleted = 0)"
            " AS voice_now FROM takes")
 
-@dataclass(frozen=True)
-class TakeSettings:
-    text: str
-    language: str | None
-    instruct: str | None
-    mode: str  # "clone" | "design"
-    voice_id: str | None
-    reference_path: str | None
-    reference_sha256: str | None
-    ref_text: str | None
-    preprocess: bool
-    speed: float | None
-    duration: float | None
-    seed: int
-    options: dict  # dataclasses.asdict(GenerationOptions)
-    # A script line's take: its project file and the line's number when it was rendered;
-    # None for a Clone or Design take (and every take kept before projects were filed).
-    project: str | None = None
-    project_line: int | None = None
-
-
-@dataclass(frozen=True)
-class TakeRun:
-    model_source: str
-    device: str
-    precision: str
-    accel_requested: str
-    accel_active: str
-    fallback_reason: str | None
-    engine_version: str
-    seconds: float
-    rtf: float
-    # A remote take's: the server's address, its model id and what it reported
-    # (response headers); None for a take rendered here.
-    backend: str | None = None
-    server_model: str | None = None
-    reported: dict | None = None
-
-
-@dataclass(frozen=True)
-class Take:
-    id: str
-    created: str
-    name: str
-    notes: str
-    starred: bool
-    batch: str
-    settings: TakeSettings
-    run: TakeRun
-    sample_rate: int
-    audio_seconds: float
-    loudness_lufs: float | None
-    suspects: tuple[str, ...]
-    asr_cer: float | None
-    audio_path: Path
-    deleted: bool
-    voice_name: str | None = None  # the saved voice it was rendered in: its name now, or then
-
-
-def _known(cls, data: dict) -> dict:
-    """The keys of ``data`` that ``cls`` has (rows written by a newer version may have more)."""
-    names = {f.name for f in fields(cls)}
-    return {k: v for k, v in data.items() if k in names}
-
-
-def voice_key(settings: TakeSettings) -> str:
-    """What the voice filter groups by: a saved voice, a reference clip, or voice design."""
-    if settings.voice_id:
-        return settings.voice_id
-    if settings.reference_sha256:
-        return f"ref:{settings.reference_sha256}"
-    if settings.reference_path:
-        return f"ref:{settings.reference_path}"
-    return DESIGN_KEY
-
-
 def _search_key(text: str, name: str, notes: str) -> str:
     return "\n".join(name_key(part) for part in (text, name, notes))
 
-
-def clean_take_name(name: object) -> str:
-    if not isinstance(name, str):
-        raise UserError("The take name is not text; type a name for the take.")
-    name = one_line(name)
-    if not name:
-        raise UserError("The take name is empty; type a name for the take.")
-    if len(name) > MAX_TAKE_NAME_CHARS:
-        raise UserError(
-            f"The take name is {len(name)} characters long, more than the "
-            f"{MAX_TAKE_NAME_CHARS} allowed; shorten it."
-        )
-    return name
-
-
-def clean_notes(notes: object) -> str:
-    if not isinstance(notes, str):
-        raise UserError("The take notes are not text; type the notes again.")
-    notes = notes.strip()
-    if len(notes) > MAX_NOTES_CHARS:
-        raise UserError(
-            f"The take notes are longer than {MAX_NOTES_CHARS:,} characters; shorten them."
-        )
-    return notes
 
 
 class TakeLibrary:
@@ -416,7 +319,7 @@ class TakeLibrary:
     # -- helpers ----------------------------------------------------------------
 
     def _take(self, row: sqlite3.Row) -> Take:
-        settings = TakeSettings(**_known(TakeSettings, json.loads(row["settings"])))
+        settings = TakeSettings(**known_fields(TakeSettings, json.loads(row["settings"])))
         return Take(
             id=row["id"],
             created=row["created"],
@@ -425,7 +328,7 @@ class TakeLibrary:
             starred=bool(row["starred"]),
             batch=row["batch"],
             settings=settings,
-            run=TakeRun(**_known(TakeRun, json.loads(row["run"]))),
+            run=TakeRun(**known_fields(TakeRun, json.loads(row["run"]))),
             sample_rate=row["sample_rate"],
             audio_seconds=row["frames"] / row["sample_rate"],
             loudness_lufs=row["loudness_lufs"],

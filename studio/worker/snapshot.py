@@ -14,7 +14,7 @@ from pathlib import Path
 
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.errors import UserError
-from studio.library.takes import Take, TakeSettings
+from studio.library.take_record import Take, TakeSettings
 from studio.worker.jobs import RenderRequest, RenderResult, TakeAudio
 
 
@@ -94,7 +94,7 @@ def unsaved_take(result: RenderResult, take: TakeAudio, index: int) -> Take:
     from studio.library.fields import format_time
     from studio.library.session_takes import new_unsaved_id
     from studio.library.suspect import inspect
-    from studio.library.takes import TakeRun
+    from studio.library.take_record import TakeRun
     from studio.sound.loudness import loudness_lufs
 
     audio_seconds = take.audio.shape[-1] / take.sample_rate

@@ -26,6 +26,7 @@ from tests.engine.test_clip_bounds import flac_bomb
 from studio.engine.audio import remove_silence, read_audio, write_audio_atomic  # why
 from studio.engine import audio
 from studio.engine.prompt_cache import HASHES_FILE, FileHasher, PromptCache
+from studio.library.takes import NO_PROJECT, Take, TakeLibrary, TakeRun
 from studio.library.clips import (
     MIN_VOICE_SECONDS,
     check_voice_clip,
@@ -57,6 +58,8 @@ from studio.engine import audio
 from studio.sound import files as sound_files
 from studio.engine.prompt_cache import PromptCache
 from studio.engine.file_hashes import HASHES_FILE, FileHasher
+from studio.library.takes import NO_PROJECT, TakeLibrary
+from studio.library.take_record import Take, TakeRun
 from studio.library.clips import MIN_VOICE_SECONDS, check_voice_clip
 from studio.sound.files import is_readable_audio
 
