@@ -199,3 +199,44 @@ def test_written_file_gets_ordinary_permissions(tmp_path: Path) -> None:
     finally:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+# ---------------------------------------------------------------------------
+# The plain calls the library, the remote client and serve use
+# ---------------------------------------------------------------------------
+
+
+def test_decodable_frames_counts_the_frames_that_decode(tmp_path: Path) -> None:
+    path = tmp_path / "whole.wav"
+    sf.write(path, _speech_like(8000), 8000)
+    assert files.decodable_frames(path) == (8000, 8000)
+    cut = tmp_path / "cut.wav"
+    cut.write_bytes(path.read_bytes()[:44 + 2 * 3000])  # cut short: its header says 8000
+    assert files.decodable_frames(cut) == (3000, 8000)
+    assert files.decodable_frames(b"not audio") == (0, 0)
+    assert files.decodable_frames(tmp_path / "missing.wav") == (0, 0)
+
+
+def test_readable_audio_and_clip_seconds(tmp_path: Path) -> None:
+    path = tmp_path / "one.flac"
+    sf.write(path, _speech_like(8000), 8000)
+    assert files.is_readable_audio(path.read_bytes())
+    assert not files.is_readable_audio(b"RIFF" + bytes(40))
+    assert files.clip_seconds(path) == pytest.approx(1.0)
+    assert files.clip_seconds(tmp_path / "missing.wav") is None
+
+
+def test_encode_clips_and_reads_back(tmp_path: Path) -> None:
+    wave = np.array([0.5, 1.5, -2.0, 0.0], np.float32)
+    data = files.encode(wave, 16000, "WAV", "PCM_16")
+    back, rate = files.decode(data)
+    assert rate == 16000 and back.shape == (4, 1)
+    np.testing.assert_allclose(back[:, 0], [0.5, 1.0 - 1 / 32768, -1.0, 0.0], atol=1 / 32768)
+    raw = files.encode(wave, 8000, "RAW", "PCM_16", endian="LITTLE")
+    assert np.frombuffer(raw, "<i2").tolist() == [16384, 32767, -32768, 0]
+
+
+def test_can_write_names_what_this_libsndfile_has() -> None:
+    assert files.can_write("WAV", "PCM_16") and files.can_write("FLAC", "PCM_24")
+    assert not files.can_write("WAV", "NO_SUCH_SUBTYPE")
+    assert not files.can_write("NO_SUCH_FORMAT", "PCM_16")
