@@ -33,7 +33,7 @@ def best_of(fn, repeats: int = 5) -> float:
 
 
 def clips() -> None:
-    from studio.audio.clip_check import best_window, check_clip
+    from studio.sound.clip_check import best_window, check_clip
 
     rng = np.random.default_rng(0)
     for rate in (24000, 48000):
@@ -48,7 +48,8 @@ def clips() -> None:
 
 
 def projects(count: int) -> None:
-    from studio.library.takes import NO_PROJECT, TakeLibrary, TakeRun, TakeSettings
+    from studio.library.take_record import TakeRun, TakeSettings
+    from studio.library.takes import NO_PROJECT, TakeLibrary
 
     run = TakeRun("tiny", "cpu", "fp32", "off", "off", None, "bench", 0.1, 0.1)
     base = TakeSettings("A line of the play.", "en", "male", "design", None, None, None, None,

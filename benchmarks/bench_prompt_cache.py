@@ -94,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
 
     from studio.engine.engine import Engine
-    from studio.engine.prompt_cache import HASHES_FILE, FileHasher, PromptCache, codec_identity
+    from studio.engine.file_hashes import HASHES_FILE, FileHasher
+    from studio.engine.prompt_cache import PromptCache, codec_identity
     from studio.engine.prompts import PromptSource
     from studio.engine.random_checkpoint import build_random_checkpoint
 

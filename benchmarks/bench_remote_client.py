@@ -97,8 +97,8 @@ def _handlers(case: str):
         64 KB, or in one event as a server sending the whole take at once would."""
         import base64
 
-        from studio.audio.stream_out import SSE_DELTA, SSE_DONE, SSE_MEDIA_TYPE
         from studio.remote.answers import MAX_AUDIO_S
+        from studio.sound.stream_out import SSE_DELTA, SSE_DONE, SSE_MEDIA_TYPE
 
         def event(pcm: bytes) -> bytes:
             data = json.dumps({"type": SSE_DELTA, "response_format": "pcm",

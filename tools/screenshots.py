@@ -84,7 +84,7 @@ def speech_like(seconds: float, lufs: float, seed: int):
     render of the real model looks like on a waveform (the tiny random model gives noise)."""
     import numpy as np
 
-    from studio.audio.loudness import loudness_lufs
+    from studio.sound.loudness import loudness_lufs
 
     rate, rng = 24000, np.random.default_rng(seed)
     t = np.arange(int(seconds * rate)) / rate
@@ -106,7 +106,8 @@ def add_demo_takes(folder: Path, model_source: str) -> list[str]:
 
     from studio import __version__
     from studio.library.suspect import inspect
-    from studio.library.takes import TakeLibrary, TakeRun, TakeSettings
+    from studio.library.take_record import TakeRun, TakeSettings
+    from studio.library.takes import TakeLibrary
 
     def add(library, text, audio, rate, seed, batch, instruct):
         settings = TakeSettings(

@@ -26,11 +26,14 @@ When a device refuses the clip's sample rate, the stream opens at the device's o
 rate and the clip is resampled linearly for playback (a preview, not an export).
 
 A clip still being rendered is played as a stream (:meth:`Player.begin_stream`): each
-:meth:`Player.append` adds the piece to a growing buffer (studio.audio.growing, a flat
+:meth:`Player.append` adds the piece to a growing buffer (studio.sound.growing, a flat
 cost per piece) and swaps in the longer view (one assignment, as an A/B switch), so
 the callback carries on past the old end without a gap. If playback catches up with
 the render, the callback sends silence and holds the playhead (``buffering_changed``)
 until more arrives; it never plays past what has arrived.
+
+Long because the real-time hand-over rules above tie the transport, streaming and device
+handling to one QObject's state; its Qt-free parts are in :mod:`studio.sound.growing`.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from studio.audio import backend
 from studio.audio.backend import AudioError, Stream, StreamOpener
-from studio.audio.growing import GrowingWave, resample_points
+from studio.sound.growing import GrowingWave, resample_points
 
 STOPPED = "stopped"
 PLAYING = "playing"
@@ -359,7 +362,7 @@ class Player(QObject):
         """Add the next rendered samples to the streamed clip; playback carries on into them."""
         if not self._open_end:
             raise RuntimeError("append() needs a clip begun with begin_stream()")
-        # Flat cost per piece (studio.audio.growing): a long stream must not copy or
+        # Flat cost per piece (studio.sound.growing): a long stream must not copy or
         # resample everything so far on the GUI thread for each chunk.
         source = self._growing.extend(as_mono(audio))
         if self._growing_feed is None:

@@ -34,10 +34,9 @@ def _size(count: int) -> str:
 
 def summarise(args) -> dict:
     """What ``cache info`` finds or ``cache clear`` did."""
+    from studio.engine.file_hashes import HASHES_FILE, FileHasher
     from studio.engine.prompt_cache import (
         DISK_CACHE_ENV,
-        HASHES_FILE,
-        FileHasher,
         PromptCache,
         default_cache_folder,
         disk_cache_enabled,

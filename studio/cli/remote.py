@@ -82,8 +82,8 @@ class _Sink:
         self._rate = None
 
     def open(self, rate: int) -> None:
-        from studio.audio.stream_out import PipeWriter
-        from studio.engine.audio import AudioFileWriter
+        from studio.sound.files import AudioFileWriter
+        from studio.sound.stream_out import PipeWriter
 
         if self._writer is None:
             self._rate = rate

@@ -12,7 +12,6 @@ import sys
 import time
 from pathlib import Path
 
-from studio.audio.stream_out import STREAM_FORMATS
 from studio.cli import remote
 from studio.cli.common import (
     AUDIO_SUFFIXES,
@@ -34,6 +33,7 @@ from studio.cli.options import (
 from studio.cli.synth_output import AudioOut, ProgressBar, write_side_files
 from studio.engine.options import model_source
 from studio.errors import UserError
+from studio.sound.stream_out import STREAM_FORMATS
 
 
 def add_parser(commands) -> None:

@@ -80,7 +80,7 @@ class AudioOut:
         self._sent = 0  # samples written so far
 
     def __enter__(self) -> AudioOut:
-        from studio.audio.stream_out import PipeWriter
+        from studio.sound.stream_out import PipeWriter
 
         if to_stdout(self.args):
             self._pipe = PipeWriter(sys.stdout.buffer, self.sample_rate, self.args.format or "wav")
@@ -89,7 +89,7 @@ class AudioOut:
         return self
 
     def _open_file(self):
-        from studio.engine.audio import AudioFileWriter
+        from studio.sound.files import AudioFileWriter
 
         return AudioFileWriter(self.args.out, self.sample_rate).__enter__()
 

@@ -82,8 +82,8 @@ def summarise(args: argparse.Namespace) -> dict:
 
 
 def describe(library, voice) -> dict:
-    from studio.library.clips import clip_seconds
     from studio.library.fields import format_time
+    from studio.sound.files import clip_seconds
 
     seconds = clip_seconds(library.clip_path(voice.id))
     return {

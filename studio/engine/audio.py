@@ -1,4 +1,6 @@
-"""Audio I/O and the clean-up steps applied to reference clips and generated speech.
+"""The clean-up steps applied to reference clips and generated speech: mono, resampling,
+silence removal and trimming, fades and cross-fades. Files are read and written by
+:mod:`studio.sound.files`.
 
 Arrays are float32 and channels-first, ``(C, T)``; 1-D input is taken as one channel.
 
@@ -15,98 +17,17 @@ import itertools
 import math
 import os
 from dataclasses import dataclass
-from pathlib import Path
-from types import MappingProxyType
 
 import numpy as np
-import soundfile as sf
 
-from studio.atomic import atomic_path
-from studio.errors import UserError
-
-# Formats we write, by extension: (libsndfile format, subtype). 16-bit PCM is what
-# every player and editor opens; Vorbis is the only codec libsndfile has for OGG.
-_WRITE_FORMATS = MappingProxyType(
-    {
-        ".wav": ("WAV", "PCM_16"),
-        ".flac": ("FLAC", "PCM_16"),
-        ".ogg": ("OGG", "VORBIS"),
-        ".mp3": ("MP3", "MPEG_LAYER_III"),  # a script's mix (libsndfile 1.1 and later)
-    }
-)
+from studio.sound.files import as_channels, read_audio
 
 _FULL_SCALE = 32768.0  # int16 full scale, as pydub's max_possible_amplitude
 
 
-# ---------------------------------------------------------------------------
-# Reading and converting
-# ---------------------------------------------------------------------------
-
-
-def _readable_formats() -> str:
-    """Name the formats this libsndfile build can decode (MP3 arrived in 1.1.0)."""
-    names = ["WAV", "FLAC", "OGG"]
-    if "MP3" in sf.available_formats():
-        names.append("MP3")
-    return ", ".join(names[:-1]) + " or " + names[-1]
-
-
-def read_audio(path: str | os.PathLike) -> tuple[np.ndarray, int]:
-    """Read an audio file as float32 ``(C, T)`` and its sample rate.
-
-    Every way the file can be unusable is reported as one :class:`UserError` sentence.
-    """
-    source = Path(path)
-    try:
-        is_dir = source.is_dir()
-        exists = is_dir or source.exists()
-    except OSError:
-        exists = is_dir = False  # an unreachable path reads as missing to the user
-    if not exists:
-        raise UserError(f"The audio file {source} does not exist; check the path and try again.")
-    if is_dir:
-        raise UserError(f"{source} is a folder, not an audio file; choose an audio file inside it.")
-    from studio.safe_read import check_regular
-
-    check_regular(source, "audio file")  # libsndfile would read /dev/zero or wait on a pipe
-    try:
-        data, sample_rate = sf.read(os.fspath(source), dtype="float32", always_2d=True)
-    except PermissionError:
-        raise UserError(
-            f"The audio file {source} cannot be opened because permission is denied; "
-            "copy it somewhere you can read it."
-        ) from None
-    except (sf.SoundFileError, RuntimeError, ValueError, TypeError, OSError):
-        # libsndfile says little that helps a user; what helps is the list of formats.
-        raise UserError(
-            f"The audio file {source} is damaged or in a format that cannot be read; "
-            f"convert it to {_readable_formats()}."
-        ) from None
-    if data.shape[0] == 0:
-        raise UserError(
-            f"The audio file {source} contains no samples; choose a recording that has sound."
-        )
-    if not np.isfinite(data).all():
-        raise UserError(
-            f"The audio file {source} contains invalid samples (NaN or infinity); "
-            "export it again from your audio editor."
-        )
-    return np.ascontiguousarray(data.T), int(sample_rate)
-
-
-def _as_2d(wave: np.ndarray) -> np.ndarray:
-    """View 1-D input as one channel; everything downstream is float32 (C, T)."""
-    wave = np.asarray(wave, dtype=np.float32)
-    if wave.ndim == 1:
-        return wave[np.newaxis, :]
-    if wave.ndim != 2:
-        raise ValueError(f"expected audio shaped (T,) or (C, T), got {wave.shape}")
-    return wave
-
-
 def to_mono(wave: np.ndarray) -> np.ndarray:
     """Average the channels into ``(1, T)``."""
-    wave = _as_2d(wave)
+    wave = as_channels(wave)
     if wave.shape[0] == 1:
         return wave
     return np.mean(wave, axis=0, keepdims=True)
@@ -405,7 +326,7 @@ def remove_silence(
     into an 11025 Hz segment, silently resampling the audio while the caller keeps
     the old rate; here the sample rate is never changed.
     """
-    audio = _as_2d(audio)
+    audio = as_channels(audio)
     samples = _quantise(audio)
     if mid_sil_ms > 0:
         pcm = _Pcm.of(samples, sample_rate)
@@ -428,7 +349,7 @@ def trim_long_audio(
     at ``max_s``. Short or all-silent clips are returned unchanged; a cut clip has been
     through int16 like the reference's.
     """
-    audio = _as_2d(audio)
+    audio = as_channels(audio)
     if audio.shape[-1] / sample_rate <= threshold_s:
         return audio
     pcm = _Pcm.of(_quantise(audio), sample_rate)
@@ -454,7 +375,7 @@ def fade_and_pad(
 
     The fades stop clicks at the cut points; a clip shorter than two fades gets half each.
     """
-    audio = _as_2d(audio)
+    audio = as_channels(audio)
     if audio.shape[-1] == 0:
         return audio
     out = audio.copy()
@@ -479,7 +400,7 @@ def cross_fade_chunks(
     """
     if not chunks:
         raise ValueError("cross_fade_chunks needs at least one chunk")
-    parts = [_as_2d(chunk) for chunk in chunks]
+    parts = [as_channels(chunk) for chunk in chunks]
     if len(parts) == 1:
         return parts[0]
     third = int(silence_s * sample_rate) // 3
@@ -496,98 +417,3 @@ def cross_fade_chunks(
             incoming[:, :n_in] *= np.linspace(0, 1, n_in, dtype=np.float32)
         merged = np.concatenate([merged, gap, incoming], axis=-1)
     return merged
-
-
-# ---------------------------------------------------------------------------
-# Writing
-# ---------------------------------------------------------------------------
-
-
-def write_audio_atomic(path: str | os.PathLike, audio_1d: np.ndarray, sample_rate: int) -> None:
-    """Write a clip as WAV, FLAC (16-bit), OGG Vorbis or MP3, chosen by the extension.
-
-    The data goes to a unique temp file beside the target, is flushed to disk and
-    then renamed over the target, so a crash or error never leaves a half-written
-    file at ``path``. ``(C, T)`` input is accepted too. Samples beyond +-1 are clipped.
-    """
-    frames = _as_2d(audio_1d)
-    with AudioFileWriter(path, sample_rate, channels=frames.shape[0]) as writer:
-        writer.write(frames)
-
-
-class AudioFileWriter:
-    """A clip written piece by piece (:meth:`write` as each is ready), under a temp name
-    that becomes ``path`` when the ``with`` block ends without an error; on an error or
-    an interruption the temp file goes and ``path`` is untouched."""
-
-    def __init__(self, path: str | os.PathLike, sample_rate: int, channels: int = 1, *,
-                 sync: bool = True):
-        # sync: each write reaches the disk at once (a stream someone may follow); a long
-        # file written in blocks leaves it to the end, one fsync instead of hundreds.
-        self.sync = sync
-        self.target = Path(path)
-        suffix = self.target.suffix.lower()
-        if suffix not in _WRITE_FORMATS:
-            raise UserError(
-                f"Cannot save {self.target.name}: the file name must end in .wav, .flac, .ogg "
-                "or .mp3."
-            )
-        folder = self.target.parent
-        if not folder.is_dir():
-            raise UserError(f"Cannot save {self.target.name}: the folder {folder} does not exist.")
-        if self.target.is_dir():
-            raise UserError(f"Cannot save to {self.target}: it is a folder; choose a file name.")
-        self.format, self.subtype = _WRITE_FORMATS[suffix]
-        self.sample_rate, self.channels = sample_rate, channels
-        self._temp = None
-        self._file = None
-
-    def __enter__(self) -> AudioFileWriter:
-        self._temp = atomic_path(self.target)
-        tmp = self._temp.__enter__()
-        try:
-            # Opened by name, so libsndfile does its own I/O and a full disk is its error,
-            # not tracebacks from inside a Python file object's callbacks.
-            self._file = sf.SoundFile(tmp, "w", self.sample_rate, self.channels,
-                                      format=self.format, subtype=self.subtype)
-        except BaseException as exc:
-            self._temp.__exit__(type(exc), exc, exc.__traceback__)
-            raise self._save_error(exc) from None
-        return self
-
-    def write(self, audio: np.ndarray) -> None:
-        """Append ``(T,)`` or ``(C, T)`` samples; beyond +-1 they are clipped (no PCM wrap)."""
-        frames = np.clip(_as_2d(audio), -1.0, 1.0).T
-        try:
-            self._file.write(frames)
-            if self.sync:
-                self._file.flush()
-        except (OSError, sf.SoundFileError, RuntimeError, ValueError) as exc:
-            raise self._save_error(exc) from None
-
-    def __exit__(self, kind, exc, tb) -> bool:
-        problem = None
-        try:
-            self._file.close()  # writes the final header
-        except (OSError, sf.SoundFileError, RuntimeError, ValueError) as error:
-            problem = error
-        if problem is not None and kind is None:
-            self._temp.__exit__(type(problem), problem, None)
-            raise self._save_error(problem) from None
-        try:
-            self._temp.__exit__(kind, exc, tb)
-        except OSError as error:
-            raise self._save_error(error) from None
-        return False
-
-    def _save_error(self, exc: BaseException) -> BaseException:
-        if isinstance(exc, UserError) or not isinstance(exc, Exception):
-            return exc
-        if isinstance(exc, OSError):
-            why = exc.strerror or str(exc)
-        elif str(exc).rstrip(".").endswith("System error"):  # libsndfile's word for ENOSPC & co
-            why = "the disk is full or the file cannot be written"
-        else:
-            why = str(exc).rstrip(".")
-        return UserError(f"Cannot save {self.target}: {why}; free some space or choose another "
-                         "folder.")

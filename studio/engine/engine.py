@@ -3,6 +3,9 @@
 An Engine holds no per-render state: every render gets its own generators and
 buffers, so a cancelled or failed render leaves it ready for the next one. It is
 not thread-safe by design; one thread (the worker's) owns it.
+
+Long because the facade is the one owner of a loaded checkpoint and every call on it;
+the decode loops, text front end, prompts and audio steps are modules of their own.
 """
 
 from __future__ import annotations

@@ -20,15 +20,9 @@ import numpy as np
 
 from studio.engine import audio as audio_ops
 from studio.engine.engine import Engine, Warn, long_reference_note
+from studio.engine.file_hashes import HASHES_FILE, FileHasher
 from studio.engine.prompt import VoicePrompt
-from studio.engine.prompt_cache import (
-    HASHES_FILE,
-    FileHasher,
-    PromptCache,
-    codec_identity,
-    prompt_key,
-    waveform_sha256,
-)
+from studio.engine.prompt_cache import PromptCache, codec_identity, prompt_key, waveform_sha256
 from studio.engine.text import check_code_points, is_blank
 from studio.errors import UserError
 

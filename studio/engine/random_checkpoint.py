@@ -25,6 +25,9 @@ byte-identical weight files. Random numbers come from private
 The text tokenizer is the same small BPE for both sizes (the real Qwen
 tokenizer cannot be downloaded here), so its ids, including those of the
 special tokens, differ from the real checkpoint's.
+
+Long because it is one deterministic recipe whose parts (configs, weights, a trained
+tokenizer, the codec) only make sense together and are used nowhere else.
 """
 
 from __future__ import annotations

@@ -40,8 +40,8 @@ from studio.library.bundle_file import (
     VERSION,
     write_bundle,
 )
-from studio.library.clips import is_readable_audio
 from studio.library.voices import PROMPT_FILE, Voice, VoiceLibrary
+from studio.sound.files import is_readable_audio
 
 MAX_CLIP_BYTES = fields.MAX_CLIP_BYTES  # 50 MB, the same limit as saving a voice
 MAX_PROMPT_BYTES = 20 * fields.MB  # a minute of 8-codebook tokens is ~100 KB

@@ -46,6 +46,15 @@ def is_busy(exc: BaseException) -> bool:
     return "locked" in text or "busy" in text
 
 
+def make_folder(path: Path, what: str) -> None:
+    """Create a writer's ``what`` folder in the data folder; one sentence when it cannot."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"The {what} folder {path} cannot be created ({exc.strerror or exc}); "
+                        "check that the data folder is writable.") from None
+
+
 def busy_error(path: Path) -> UserError:
     return UserError(
         f"The library {path} is busy (another OmniVoice Desktop may be writing to it); "

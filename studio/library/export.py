@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-import soundfile as sf
-
 from studio import __version__
 from studio.atomic import atomic_write
 from studio.errors import UserError
-from studio.library.takes import Take, TakeLibrary
+from studio.library.take_record import Take
+from studio.library.takes import TakeLibrary
+from studio.sound import files
 
 # format -> (libsndfile format, subtype, file extension)
 _FORMATS = {
@@ -35,12 +35,8 @@ _UNSAFE = re.compile(r'[\x00-\x1f<>:"/\\|?*]+')
 
 def export_formats() -> list[str]:
     """The formats this machine's libsndfile can write, in menu order."""
-    available = sf.available_formats()
-    return [
-        name
-        for name, (container, subtype, _) in _FORMATS.items()
-        if container in available and subtype in sf.available_subtypes(container)
-    ]
+    return [name for name, (container, subtype, _) in _FORMATS.items()
+            if files.can_write(container, subtype)]
 
 
 def default_stem(take: Take) -> str:
@@ -103,12 +99,12 @@ def export_takes(library: TakeLibrary, ids: Iterable[str], folder: str | Path, f
             chosen = stems[n] if stems is not None and n < len(stems) else None
             path = _free_path(target, safe_stem(chosen) if chosen else default_stem(take), ext)
             with atomic_write(path) as handle:
-                sf.write(handle, audio, rate, format=container, subtype=subtype)
+                files.write(handle, audio, rate, container, subtype)
             data = json.dumps(sidecar(take, path.name), ensure_ascii=False, indent=2) + "\n"
             with atomic_write(path.with_suffix(".json")) as handle:
                 handle.write(data.encode("utf-8"))
             written.append(path)
-    except (OSError, sf.SoundFileError) as exc:
+    except (OSError, files.FileError) as exc:
         raise UserError(
             f"The takes cannot be exported to {target} ({exc}); choose another folder or free "
             "some disk space."

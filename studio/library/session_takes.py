@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from studio.library.fields import name_key
-from studio.library.takes import Take, TakeNotFound, voice_key
+from studio.library.take_record import Take, voice_key
+from studio.library.takes import TakeNotFound
 
 UNSAVED_PREFIX = "unsaved-"
 UNSAVED = "unsaved"  # the badge code an unsaved take carries among its suspects

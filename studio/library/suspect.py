@@ -12,7 +12,7 @@ import unicodedata
 
 import numpy as np
 
-from studio.audio.loudness import loudness_lufs
+from studio.sound.loudness import loudness_lufs
 
 NEAR_SILENT = "near-silent"
 CLIPPED = "clipped"

@@ -1,7 +1,7 @@
 """Takes: every render, kept as ``takes/<id>.flac`` plus a row in ``library.sqlite``.
 
-A row holds the full snapshot of how the take was made (:class:`TakeSettings`,
-:class:`TakeRun`, as JSON) and the columns the takes panel filters on.
+A row holds the full snapshot of how the take was made (``TakeSettings`` and ``TakeRun``
+of :mod:`studio.library.take_record`, as JSON) and the columns the takes panel filters on.
 
 Crash safety: the audio is written to a hidden temp file, fsync'd and renamed
 to ``<id>.flac`` (and the folder fsync'd) *before* the row is inserted in one
@@ -26,29 +26,35 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
-import soundfile as sf
 
 from studio.atomic import atomic_write, fsync_dir
-from studio.audio.loudness import loudness_lufs
 from studio.errors import UserError
-from studio.library.db import Database, busy_error, is_busy
-from studio.library.fields import format_time, is_voice_id, name_key, one_line
+from studio.library.db import Database, busy_error, is_busy, make_folder
+from studio.library.fields import format_time, is_voice_id, name_key
+from studio.library.take_record import (
+    Take,
+    TakeRun,
+    TakeSettings,
+    clean_notes,
+    clean_take_name,
+    known_fields,
+    voice_key,
+)
 from studio.paths import data_dir
+from studio.sound import files
+from studio.sound.loudness import loudness_lufs
 
 TAKES_DIR = "takes"
 LOCK_FILE = ".writers"
 RECOVERED_DIR = "recovered"  # inside takes/: complete audio files that had no row
 AUDIO_SUFFIX = ".flac"
 AUDIO_SUBTYPE = "PCM_24"
-MAX_TAKE_NAME_CHARS = 100
-MAX_NOTES_CHARS = 10_000
 UNLOCKED_ORPHAN_AGE_S = 3600.0  # without file locks, only sweep what is surely abandoned
-DESIGN_KEY = "design"
 NO_PROJECT = ""  # list(project=NO_PROJECT): the Clone and Design takes, no script's
 
 
@@ -64,109 +70,9 @@ class ReadOnlyLibrary(RuntimeError):
 _SELECT = ("SELECT *, (SELECT name FROM voices v WHERE v.id = takes.voice_key AND v.deleted = 0)"
            " AS voice_now FROM takes")
 
-@dataclass(frozen=True)
-class TakeSettings:
-    text: str
-    language: str | None
-    instruct: str | None
-    mode: str  # "clone" | "design"
-    voice_id: str | None
-    reference_path: str | None
-    reference_sha256: str | None
-    ref_text: str | None
-    preprocess: bool
-    speed: float | None
-    duration: float | None
-    seed: int
-    options: dict  # dataclasses.asdict(GenerationOptions)
-    # A script line's take: its project file and the line's number when it was rendered;
-    # None for a Clone or Design take (and every take kept before projects were filed).
-    project: str | None = None
-    project_line: int | None = None
-
-
-@dataclass(frozen=True)
-class TakeRun:
-    model_source: str
-    device: str
-    precision: str
-    accel_requested: str
-    accel_active: str
-    fallback_reason: str | None
-    engine_version: str
-    seconds: float
-    rtf: float
-    # A remote take's: the server's address, its model id and what it reported
-    # (response headers); None for a take rendered here.
-    backend: str | None = None
-    server_model: str | None = None
-    reported: dict | None = None
-
-
-@dataclass(frozen=True)
-class Take:
-    id: str
-    created: str
-    name: str
-    notes: str
-    starred: bool
-    batch: str
-    settings: TakeSettings
-    run: TakeRun
-    sample_rate: int
-    audio_seconds: float
-    loudness_lufs: float | None
-    suspects: tuple[str, ...]
-    asr_cer: float | None
-    audio_path: Path
-    deleted: bool
-    voice_name: str | None = None  # the saved voice it was rendered in: its name now, or then
-
-
-def _known(cls, data: dict) -> dict:
-    """The keys of ``data`` that ``cls`` has (rows written by a newer version may have more)."""
-    names = {f.name for f in fields(cls)}
-    return {k: v for k, v in data.items() if k in names}
-
-
-def voice_key(settings: TakeSettings) -> str:
-    """What the voice filter groups by: a saved voice, a reference clip, or voice design."""
-    if settings.voice_id:
-        return settings.voice_id
-    if settings.reference_sha256:
-        return f"ref:{settings.reference_sha256}"
-    if settings.reference_path:
-        return f"ref:{settings.reference_path}"
-    return DESIGN_KEY
-
-
 def _search_key(text: str, name: str, notes: str) -> str:
     return "\n".join(name_key(part) for part in (text, name, notes))
 
-
-def clean_take_name(name: object) -> str:
-    if not isinstance(name, str):
-        raise UserError("The take name is not text; type a name for the take.")
-    name = one_line(name)
-    if not name:
-        raise UserError("The take name is empty; type a name for the take.")
-    if len(name) > MAX_TAKE_NAME_CHARS:
-        raise UserError(
-            f"The take name is {len(name)} characters long, more than the "
-            f"{MAX_TAKE_NAME_CHARS} allowed; shorten it."
-        )
-    return name
-
-
-def clean_notes(notes: object) -> str:
-    if not isinstance(notes, str):
-        raise UserError("The take notes are not text; type the notes again.")
-    notes = notes.strip()
-    if len(notes) > MAX_NOTES_CHARS:
-        raise UserError(
-            f"The take notes are longer than {MAX_NOTES_CHARS:,} characters; shorten them."
-        )
-    return notes
 
 
 class TakeLibrary:
@@ -176,13 +82,7 @@ class TakeLibrary:
         self.read_only = read_only
         self._lock_fd: int | None = None
         if not read_only:
-            try:
-                self.takes_dir.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise UserError(
-                    f"The take folder {self.takes_dir} cannot be created ({exc.strerror or exc}); "
-                    "check that the data folder is writable."
-                ) from None
+            make_folder(self.takes_dir, "take")
         self._db = Database.open_in(self.root, read_only=read_only)
         if not read_only:
             try:
@@ -289,8 +189,8 @@ class TakeLibrary:
         """The take's audio as float32 mono, and its sample rate."""
         take = self.get(take_id)
         try:
-            audio, rate = sf.read(take.audio_path, dtype="float32", always_2d=True)
-        except (sf.SoundFileError, RuntimeError, OSError, ValueError) as exc:
+            audio, rate = files.decode(take.audio_path)
+        except files.UNREADABLE as exc:
             raise UserError(
                 f"The audio file of take {take.id} is missing or damaged ({exc}); "
                 "delete the take or render it again."
@@ -306,7 +206,7 @@ class TakeLibrary:
             detail = "; ".join(verdict)[:300]
             problems.append(f"The library database fails its integrity check: {detail}.")
         for row in self._db.query("SELECT id, frames, sample_rate FROM takes"):
-            frames, rate = _decodable_frames(self.audio_path(row["id"]))
+            frames, rate = files.decodable_frames(self.audio_path(row["id"]))
             if frames != row["frames"] or rate != row["sample_rate"]:
                 problems.append(
                     f"The audio of take {row['id']} is missing or incomplete "
@@ -357,7 +257,7 @@ class TakeLibrary:
         placed = False
         try:
             with atomic_write(path) as handle:
-                sf.write(handle, wave, int(sample_rate), format="FLAC", subtype=AUDIO_SUBTYPE)
+                files.write(handle, wave, sample_rate, "FLAC", AUDIO_SUBTYPE)
             placed = True
             fsync_dir(self.takes_dir)
             columns, marks = ", ".join(row), ", ".join(f":{key}" for key in row)
@@ -368,7 +268,7 @@ class TakeLibrary:
                 path.unlink(missing_ok=True)
             if is_busy(exc):
                 raise busy_error(self._db.path) from None
-            if isinstance(exc, (OSError, sqlite3.Error, sf.SoundFileError)):
+            if isinstance(exc, (OSError, sqlite3.Error, files.FileError)):
                 raise UserError(
                     f"The take cannot be saved in {self.takes_dir} ({exc}); free some disk space "
                     "or check the folder's permissions."
@@ -419,7 +319,7 @@ class TakeLibrary:
     # -- helpers ----------------------------------------------------------------
 
     def _take(self, row: sqlite3.Row) -> Take:
-        settings = TakeSettings(**_known(TakeSettings, json.loads(row["settings"])))
+        settings = TakeSettings(**known_fields(TakeSettings, json.loads(row["settings"])))
         return Take(
             id=row["id"],
             created=row["created"],
@@ -428,7 +328,7 @@ class TakeLibrary:
             starred=bool(row["starred"]),
             batch=row["batch"],
             settings=settings,
-            run=TakeRun(**_known(TakeRun, json.loads(row["run"]))),
+            run=TakeRun(**known_fields(TakeRun, json.loads(row["run"]))),
             sample_rate=row["sample_rate"],
             audio_seconds=row["frames"] / row["sample_rate"],
             loudness_lufs=row["loudness_lufs"],
@@ -541,13 +441,3 @@ class TakeLibrary:
                 except OSError:
                     continue
         return swept
-
-
-def _decodable_frames(path: Path) -> tuple[int, int]:
-    """How many frames of ``path`` decode, and its sample rate; (0, 0) when unreadable."""
-    try:
-        with sf.SoundFile(path) as audio:
-            blocks = audio.blocks(65_536, dtype="float32", always_2d=True)
-            return sum(block.shape[0] for block in blocks), audio.samplerate
-    except (sf.SoundFileError, RuntimeError, OSError, ValueError):
-        return 0, 0

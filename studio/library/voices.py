@@ -17,6 +17,9 @@ session's start) removes it for good.
 Threading: as for :mod:`studio.library.db`, a ``VoiceLibrary`` belongs to one thread.
 The studio's worker thread writes; the GUI reads through a ``read_only`` one, which
 imports no torch (prompts are loaded only by the methods that need them).
+
+Long because :class:`VoiceLibrary` keeps each voice's folder and row in step: create,
+rename, delete with undo and the orphan sweep share the staging rules above.
 """
 
 from __future__ import annotations
@@ -28,19 +31,20 @@ import shutil
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from studio.atomic import fsync_dir
 from studio.errors import UserError
 from studio.library import fields
-from studio.library.clips import is_readable_audio
-from studio.library.db import Database
+from studio.library.db import Database, make_folder
 from studio.paths import data_dir
+from studio.sound.files import is_readable_audio
 
 if TYPE_CHECKING:
     from studio.engine.prompt import VoicePrompt
@@ -112,8 +116,20 @@ def _voice_from_row(row: sqlite3.Row) -> Voice:
     )
 
 
-def _user_error(exc: fields.InvalidField) -> UserError:
-    return UserError(exc.sentence())
+def _first(rows: list[sqlite3.Row], missing: str) -> Voice:
+    """The first row's voice; :class:`VoiceNotFound` saying ``missing`` when there is none."""
+    if not rows:
+        raise VoiceNotFound(missing)
+    return _voice_from_row(rows[0])
+
+
+@contextmanager
+def _told() -> Iterator[None]:
+    """A field that fails its check becomes the user's one sentence."""
+    try:
+        yield
+    except fields.InvalidField as exc:
+        raise UserError(exc.sentence()) from None
 
 
 def _write_file(path: Path, data: bytes) -> None:
@@ -136,13 +152,7 @@ class VoiceLibrary:
         self.voices_dir = self.root / VOICES_DIR
         self.read_only = read_only
         if not read_only:
-            try:
-                self.voices_dir.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise UserError(
-                    f"The voice folder {self.voices_dir} cannot be created ({exc}); "
-                    "check that the data folder is writable."
-                ) from None
+            make_folder(self.voices_dir, "voice")
         self._owns_db = db is None
         self._db = db if db is not None else Database.open_in(self.root, read_only=read_only)
         if not read_only:
@@ -165,12 +175,8 @@ class VoiceLibrary:
         if fields.is_voice_id(voice_id):  # checked before the id ever becomes a path
             rows = self._db.query(f"SELECT * FROM voices WHERE id = ? AND {_LISTED}",
                                   (voice_id,))
-        if not rows:
-            raise VoiceNotFound(
-                f"The voice {voice_id!r} is not in the library (it may have been deleted); "
-                "refresh the voice list."
-            )
-        return _voice_from_row(rows[0])
+        return _first(rows, f"The voice {voice_id!r} is not in the library (it may have been "
+                            "deleted); refresh the voice list.")
 
     def find(self, name: str) -> Voice:
         """The voice called ``name``, ignoring case (names are unique that way)."""
@@ -180,12 +186,8 @@ class VoiceLibrary:
         if not rows:  # a name stored before names were cleaned is found as it is shown
             rows = [row for row in self._db.query(f"SELECT * FROM voices WHERE {_LISTED}")
                     if fields.name_key(fields.one_line(row["name"])) == key]
-        if not rows:
-            raise VoiceNotFound(
-                f"No saved voice is named '{name[:fields.MAX_NAME_CHARS]}'; run omnivoice-desktop "
-                "voices list to see the names."
-            )
-        return _voice_from_row(rows[0])
+        return _first(rows, f"No saved voice is named '{name[:fields.MAX_NAME_CHARS]}'; run "
+                            "omnivoice-desktop voices list to see the names.")
 
     def name_taken(self, name: str) -> bool:
         return bool(self._db.query("SELECT 1 FROM voices WHERE name_key = ?",
@@ -232,10 +234,8 @@ class VoiceLibrary:
 
     def unique_name(self, name: str) -> str:
         """``name`` if no voice has it, else the first free ``name (2)``, ``name (3)``..."""
-        try:
+        with _told():
             base = fields.clean_name(name)
-        except fields.InvalidField as exc:
-            raise _user_error(exc) from None
         taken = {row[0] for row in self._db.query(f"SELECT name_key FROM voices WHERE {_LISTED}")}
         candidate, n = base, 1
         while fields.name_key(candidate) in taken:
@@ -246,30 +246,15 @@ class VoiceLibrary:
 
     # -- creating ---------------------------------------------------------------
 
-    def create(
-        self,
-        name: str,
-        clip: str | Path,
-        prompt: VoicePrompt,
-        transcript: str | None = None,
-        instruct: str | None = None,
-        seed: int | None = None,
-        tags: Iterable[str] = (),
-        language: str | None = None,
-        cache_key: str | None = None,
-    ) -> Voice:
-        """Save a voice from a reference clip file (copied byte for byte) and its prompt.
-
-        ``transcript`` defaults to ``prompt.text``.
-        """
+    def create(self, name: str, clip: str | Path, prompt: VoicePrompt, **details: Any) -> Voice:
+        """Save a voice from a reference clip file (copied byte for byte) and its prompt;
+        ``details`` are :meth:`create_from_data`'s keywords (``transcript`` defaults to
+        ``prompt.text``)."""
         source = Path(clip)
         from studio.safe_read import read_bytes
 
         data = read_bytes(source, fields.MAX_CLIP_BYTES, "reference clip")
-        return self.create_from_data(
-            name, data, source.suffix, prompt, transcript=transcript, instruct=instruct,
-            seed=seed, tags=tags, language=language, cache_key=cache_key,
-        )
+        return self.create_from_data(name, data, source.suffix, prompt, **details)
 
     def create_from_data(
         self,
@@ -285,16 +270,17 @@ class VoiceLibrary:
         cache_key: str | None = None,
         created: datetime | None = None,
     ) -> Voice:
-        """Save a voice from the clip's bytes and extension (``".wav"``); see :meth:`create`.
+        """Save a voice from the clip's bytes and extension (``".wav"``) and its prompt.
 
-        ``created`` keeps the original creation time of an imported voice.
+        ``transcript`` defaults to ``prompt.text``; ``created`` keeps the original creation
+        time of an imported voice.
         """
         from studio.engine.prompt import VoicePrompt
 
         self._check_writable()
         if not isinstance(prompt, VoicePrompt):
             raise TypeError(f"prompt must be a VoicePrompt, not {type(prompt).__name__}")
-        try:
+        with _told():
             name = fields.clean_name(name)
             values = {
                 "transcript": fields.clean_transcript(prompt.text if transcript is None else transcript),
@@ -305,8 +291,6 @@ class VoiceLibrary:
                 "cache_key": fields.clean_cache_key(cache_key),
                 "clip": fields.clip_file_name(clip_suffix),
             }
-        except fields.InvalidField as exc:
-            raise _user_error(exc) from None
         if len(clip_data) > fields.MAX_CLIP_BYTES:
             raise UserError(
                 f"The reference clip is larger than {fields.MAX_CLIP_BYTES // fields.MB} MB; "
@@ -362,10 +346,8 @@ class VoiceLibrary:
     def rename(self, voice_id: str, name: str) -> Voice:
         self._check_writable()
         voice = self.get(voice_id)
-        try:
+        with _told():
             name = fields.clean_name(name)
-        except fields.InvalidField as exc:
-            raise _user_error(exc) from None
         if fields.name_key(name) != fields.name_key(voice.name):
             self._check_name_free(name)
         try:
@@ -385,10 +367,8 @@ class VoiceLibrary:
             raise TypeError(f"VoiceLibrary.update() cannot change {', '.join(sorted(unknown))}")
         self._check_writable()
         voice = self.get(voice_id)
-        try:
+        with _told():
             values = {key: _UPDATABLE[key](value) for key, value in changes.items()}
-        except fields.InvalidField as exc:
-            raise _user_error(exc) from None
         if not values:
             return voice
         if "tags" in values:
@@ -452,10 +432,8 @@ class VoiceLibrary:
 
         self._check_writable()
         voice = self.get(voice_id)
-        try:
+        with _told():
             text = fields.clean_transcript(transcript)
-        except fields.InvalidField as exc:
-            raise _user_error(exc) from None
         if not text.strip():
             raise UserError("The transcript is empty; type what the voice's clip says.")
         prompt = self.load_prompt(voice.id)

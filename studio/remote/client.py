@@ -17,18 +17,18 @@ caller writes nothing until the audio is whole.
 from __future__ import annotations
 
 import base64
-import io
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from studio.audio.stream_out import SSE_DELTA, SSE_DONE, SSE_ERROR
 from studio.errors import UserError
 from studio.remote import answers, sse
 from studio.remote.deadline import Exchange
 from studio.remote.dialects import DIALECTS, Dialect, RemoteRequest, dialect
+from studio.remote.pcm import PcmStream, Samples
+from studio.sound.stream_out import SSE_DELTA, SSE_DONE, SSE_ERROR
 
 CONNECT_RETRIES = 2
 CONNECT_TIMEOUT_S = 10.0  # a try; the tries share what is left of the deadline
@@ -307,13 +307,13 @@ class RemoteBackend:
                 raise self._timed_out(exchange)
 
         if events:  # whatever was asked: OpenAI and vLLM-Omni 0.30 send these for stream: true
-            samples = _Samples(self._stream_rate(response), seconds, too_much, on_chunk)
+            samples = Samples(self._stream_rate(response), seconds, too_much, on_chunk)
             self._receive_events(response, answers.event_stream_byte_limit(limit), samples,
                                  too_much, check)
             audio, rate = samples.audio(), samples.rate
         elif request.stream:  # raw PCM or WAV; or the whole take, as diffusion mode sends
             wav = "wav" in kind  # its own header has the rate
-            samples = _Samples(PCM_RATE if wav else self._stream_rate(response), seconds,
+            samples = Samples(PCM_RATE if wav else self._stream_rate(response), seconds,
                                too_much, on_chunk)
             self._receive_stream(response, wav, limit, samples, too_much, check)
             audio, rate = samples.audio(), samples.rate
@@ -346,7 +346,7 @@ class RemoteBackend:
         declared = answers.content_length(response.headers)
         if declared is not None and declared > limit:
             raise too_much()
-        decoder = _PcmStream(wav=wav)
+        decoder = PcmStream(wav=wav)
         received = 0
         for data in response.iter_bytes():
             check()
@@ -383,7 +383,7 @@ class RemoteBackend:
         raise UserError(f"The connection to {self.url} broke before the audio was complete; "
                         "nothing was saved.")
 
-    def _event(self, event: sse.Event, samples: _Samples, decoder: _PcmStream | None):
+    def _event(self, event: sse.Event, samples: Samples, decoder: PcmStream | None):
         """One event before the done one: a delta's audio goes to ``samples``; the decoder
         (made at the first delta, WAV or PCM as it says) is returned for the next."""
         if event.name == SSE_ERROR:
@@ -402,11 +402,11 @@ class RemoteBackend:
         if piece is None:
             raise sse.EventStreamError("its audio is not base64")
         if decoder is None:
-            decoder = _PcmStream(wav=event.data.get("response_format") == "wav")
+            decoder = PcmStream(wav=event.data.get("response_format") == "wav")
         self._add(samples, decoder, piece)
         return decoder
 
-    def _add(self, samples: _Samples, decoder: _PcmStream, data: bytes) -> None:
+    def _add(self, samples: Samples, decoder: PcmStream, data: bytes) -> None:
         pcm = decoder.feed(data)
         if decoder.rate is not None:
             if not answers.rate_ok(decoder.rate):
@@ -421,12 +421,12 @@ class RemoteBackend:
 
     def _decode(self, data: bytes, seconds: float,
                 too_much: Callable[[], UserError]) -> tuple[np.ndarray, int]:
-        import soundfile as sf
+        from studio.sound import files
 
         unreadable = UserError(f"The server at {self.url} sent audio that cannot be read; "
                                "nothing was saved.")
         try:
-            header = sf.info(io.BytesIO(data))
+            header = files.header(data)
         except Exception:
             raise unreadable from None
         # The header, before decoding: a compressed file can claim hours in a few KB.
@@ -436,7 +436,7 @@ class RemoteBackend:
                 or header.frames * header.channels > seconds * answers.MAX_SAMPLES_PER_S):
             raise too_much()
         try:
-            wave, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
+            wave, rate = files.decode(data)
         except Exception:
             raise unreadable from None
         if wave.shape[0] / rate > seconds:  # a header that understated its length
@@ -452,53 +452,3 @@ def _names(values) -> list[str]:
     """The model or voice names a server listed that we can show and send back."""
     names = (str(v) for v in values if isinstance(v, (str, int)) and not isinstance(v, bool))
     return [n for n in names if n.strip() and answers.printable(n)]
-
-
-class _Samples:
-    """A stream's 16-bit samples as they come: each handed on as float32, all kept as
-    int16 (half the size), at most ``seconds`` of them at ``rate``."""
-
-    def __init__(self, rate: int, seconds: float, too_much: Callable[[], UserError],
-                 on_chunk: Callable[[np.ndarray, int], None] | None):
-        self.rate, self._seconds, self._too_much, self._on_chunk = rate, seconds, too_much, on_chunk
-        self._pieces: list[np.ndarray] = []
-        self._count = 0
-
-    def add(self, samples: np.ndarray) -> None:
-        self._count += samples.size
-        if self._count > self._seconds * self.rate:
-            raise self._too_much()
-        if samples.size:
-            self._pieces.append(samples)
-            if self._on_chunk is not None:
-                self._on_chunk(samples.astype(np.float32) / 32768.0, self.rate)
-
-    def audio(self) -> np.ndarray:
-        audio = np.empty(self._count, np.float32)  # filled piece by piece: no second copy
-        at = 0
-        for piece in self._pieces:
-            np.divide(piece, 32768.0, out=audio[at:at + piece.size], casting="unsafe")
-            at += piece.size
-        return audio
-
-
-class _PcmStream:
-    """16-bit little-endian PCM in pieces of any size (a WAV stream's header first)."""
-
-    def __init__(self, wav: bool):
-        self._header = wav
-        self._held = b""
-        self.rate: int | None = None
-
-    def feed(self, data: bytes) -> np.ndarray:
-        """The whole int16 samples ``data`` completes."""
-        self._held += data
-        if self._header:
-            if len(self._held) < 44:
-                return np.zeros(0, np.int16)
-            self.rate = int.from_bytes(self._held[24:28], "little")
-            self._held, self._header = self._held[44:], False
-        usable = len(self._held) - len(self._held) % 2
-        samples = np.frombuffer(self._held[:usable], "<i2")
-        self._held = self._held[usable:]
-        return samples

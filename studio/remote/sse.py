@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 # The event names are declared once, beside the stream writers our own serve uses.
-from studio.audio.stream_out import SSE_DONE, SSE_MEDIA_TYPE
+from studio.sound.stream_out import SSE_DONE, SSE_MEDIA_TYPE
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 

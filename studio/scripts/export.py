@@ -162,7 +162,7 @@ def stage_outputs(staged, script, rendered: Rendered, mix: Path, stems: dict[str
 def write_stream(path: Path, rendered: Rendered, speaker: str | None = None,
                  before_block: Callable[[], None] | None = None) -> None:
     """The mix (or ``speaker``'s stem) written to ``path`` block by block."""
-    from studio.engine.audio import AudioFileWriter
+    from studio.sound.files import AudioFileWriter
 
     with AudioFileWriter(path, rendered.sample_rate, sync=False) as writer:
         for block in rendered.chunks(speaker, WRITE_BLOCK):

@@ -11,6 +11,9 @@ do it and the ones that undo it. Line order is a real-valued position, so insert
 moving and deleting touch one row, and undoing them restores that row's value exactly.
 
 Schema versions are ``PRAGMA user_version``; ``MIGRATIONS[n]`` takes version n to n + 1.
+
+Long because every edit of the one file pairs its statements with their undo in
+:class:`Project`, with the schema checks and migrations beside it.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ The mix is never held whole: a :class:`Rendered` keeps each line's audio and its
 and streams the mix (or one speaker's stem) in blocks with the silence between lines
 made as it goes, so memory follows the speech, not speakers x timeline (a two-hour
 subtitle file of a few short lines costs what its lines cost). Loudness is measured by
-streaming the mix through a :class:`~studio.audio.loudness.LoudnessMeter`.
+streaming the mix through a :class:`~studio.sound.loudness.LoudnessMeter`.
 
 Lines never overlap, so before loudness normalisation the stems sum to the mix exactly;
 the mix's one gain (to the loudness target, or less where that would clip) is applied to
@@ -230,7 +230,7 @@ def mix_lines(script: Script, audio, seeds, sr: int, lufs: float = DEFAULT_LUFS,
 
 def _measure(rendered: Rendered, gain: float) -> tuple[float | None, float]:
     """The mix's loudness and peak at ``gain``, streamed."""
-    from studio.audio.loudness import LoudnessMeter
+    from studio.sound.loudness import LoudnessMeter
 
     meter, peak = LoudnessMeter(rendered.sample_rate), 0.0
     for piece in _pieces(rendered, None, CHUNK, gain):

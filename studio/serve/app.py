@@ -23,7 +23,6 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from studio.audio.stream_out import SSE_DONE, SSE_ERROR, SSE_MEDIA_TYPE
 from studio.errors import UserError
 from studio.serve.formats import MEDIA_TYPES, audio_event, encode, sse_event
 from studio.serve.headers import SafeHeaders, header_value
@@ -36,6 +35,7 @@ from studio.serve.request import (
     Unauthorized,
 )
 from studio.serve.voices import resolve_voice, saved_voices
+from studio.sound.stream_out import SSE_DONE, SSE_ERROR, SSE_MEDIA_TYPE
 
 log = logging.getLogger(__name__)
 
@@ -235,7 +235,7 @@ class StreamStopped(Exception):
 async def audio_pieces(ticket: Ticket, first, fmt: str, sample_rate: int):
     """The stream's bytes as the render makes them (a WAV stream's header with the first
     piece); raises :class:`StreamStopped` if the render fails part-way."""
-    from studio.audio.stream_out import pcm16, wav_stream_header
+    from studio.sound.stream_out import pcm16, wav_stream_header
 
     header = wav_stream_header(sample_rate) if fmt == "wav" else b""
     try:

@@ -3,7 +3,7 @@
 libsndfile writes all five: WAV and FLAC as 16-bit PCM (as the studio's files), MP3,
 Opus in an Ogg container, and raw 16-bit little-endian PCM (OpenAI's ``pcm``), the
 same samples a WAV holds. Streams are WAV with an unknown length or raw PCM
-(studio.audio.stream_out), sent as they are or, for ``stream_format: "sse"``, as
+(studio.sound.stream_out), sent as they are or, for ``stream_format: "sse"``, as
 server-sent events whose JSON carries each piece in base64 (OpenAI's and vLLM-Omni's
 ``speech.audio.delta``, then ``speech.audio.done``).
 """
@@ -11,10 +11,12 @@ server-sent events whose JSON carries each piece in base64 (OpenAI's and vLLM-Om
 from __future__ import annotations
 
 import base64
-import io
 import json
 
 import numpy as np
+
+from studio.sound import files
+from studio.sound.stream_out import pcm16
 
 MEDIA_TYPES = {
     "wav": "audio/wav",
@@ -32,17 +34,10 @@ _SOUNDFILE = {
 
 
 def encode(audio: np.ndarray, sample_rate: int, fmt: str) -> bytes:
-    import soundfile as sf
-
-    from studio.audio.stream_out import pcm16
-
     if fmt == "pcm":
         return pcm16(audio)
     kind, subtype = _SOUNDFILE[fmt]
-    buffer = io.BytesIO()
-    samples = np.clip(np.asarray(audio, np.float32).reshape(-1), -1.0, 1.0)
-    sf.write(buffer, samples, sample_rate, format=kind, subtype=subtype)
-    return buffer.getvalue()
+    return files.encode(audio, sample_rate, kind, subtype)
 
 
 def sse_event(name: str, **fields) -> bytes:
@@ -53,7 +48,7 @@ def sse_event(name: str, **fields) -> bytes:
 
 def audio_event(piece: bytes, fmt: str) -> bytes:
     """A ``speech.audio.delta`` event carrying ``piece`` of a ``fmt`` stream or file."""
-    from studio.audio.stream_out import SSE_DELTA
+    from studio.sound.stream_out import SSE_DELTA
 
     return sse_event(SSE_DELTA, audio=base64.b64encode(piece).decode("ascii"),
                      response_format=fmt)

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from studio.engine.clip_bounds import ClipLimits, ClipTooLong, probe_clip, read_clip
 from studio.engine.options import (
     GUIDANCE_RANGE,
     MAX_SEED,
@@ -34,6 +33,7 @@ from studio.engine.options import (
     GenerationOptions,
 )
 from studio.errors import UserError
+from studio.sound.clip_bounds import ClipLimits, ClipTooLong, probe_clip, read_clip
 
 FORMATS = ("wav", "flac", "mp3", "opus", "pcm")
 STREAM_FORMATS = ("wav", "pcm")

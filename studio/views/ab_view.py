@@ -33,9 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.audio.loudness import gain_db, match_gains
 from studio.errors import UserError
 from studio.library.session_takes import is_unsaved
+from studio.sound.loudness import gain_db, match_gains
 from studio.views.take_detail import clock
 from studio.views.takes_model import excerpt
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label

@@ -1,7 +1,7 @@
 """ClipMeter: the reference clip's length on a scale (too short · best · long), what the
 checks found (clipping, background noise), and "Trim to the best 10 s" for a long clip.
 
-It only shows a :class:`studio.audio.clip_check.ClipCheck` and asks for the trim; the
+It only shows a :class:`studio.sound.clip_check.ClipCheck` and asks for the trim; the
 reference panel runs the checks and does the trimming.
 """
 
@@ -11,7 +11,7 @@ from PySide6.QtCore import QRectF, QSize, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from studio.audio.clip_check import BEST_S, LONG_S, TOO_SHORT_S, TRIM_S, ClipCheck
+from studio.sound.clip_check import BEST_S, LONG_S, TOO_SHORT_S, TRIM_S, ClipCheck
 from studio.views.widgets.labels import MessageLabel
 
 SCALE_S = 20.0  # the bar's right end; longer clips pin the marker there

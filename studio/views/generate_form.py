@@ -3,6 +3,9 @@
 The form renders state and emits intents: ``generate_requested`` / ``cancel_requested``.
 The owning view reads :meth:`GenerateForm.request_fields` and builds the request; the
 engine validates everything again, so the form only shapes the values.
+
+Long because every generate input (text, language, quality, the advanced decode
+settings) and the pinned action row share one form's state and its hints.
 """
 
 from __future__ import annotations

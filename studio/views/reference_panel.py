@@ -4,6 +4,9 @@ with play, and its transcript.
 The panel owns no playback: it loads its clip into the shared Player on Play and
 follows the player's signals only while the player holds its clip (``player.key()``).
 A clip that cannot be read is told inline, in the reader's one sentence.
+
+Long because file, drop, microphone and trim all feed the one clip and transcript this
+widget holds; its Qt-free checks are in :mod:`studio.sound.clip_check`.
 """
 
 from __future__ import annotations
@@ -29,10 +32,10 @@ from PySide6.QtWidgets import (
 )
 
 from studio.audio.backend import AudioStatus
-from studio.audio.clip_check import best_window, check_clip
-from studio.engine.audio import read_audio, write_audio_atomic
 from studio.errors import UserError
 from studio.paths import data_dir
+from studio.sound.clip_check import best_window, check_clip
+from studio.sound.files import read_audio, write_audio_atomic
 from studio.views.clip_meter import ClipMeter
 from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.labels import MessageLabel, hint_label

@@ -91,7 +91,7 @@ class ScriptListener:
 
 def _gain(clip: np.ndarray, rate: int, lufs: float = DEFAULT_LUFS) -> float:
     """The gain that brings ``clip`` to the mix's loudness target without clipping."""
-    from studio.audio.loudness import loudness_lufs
+    from studio.sound.loudness import loudness_lufs
 
     measured = loudness_lufs(clip, rate)
     gain = 1.0 if measured is None else 10 ** ((lufs - measured) / 20)

@@ -140,7 +140,7 @@ class ShowsProject:
     def preview_speaker(self, speaker_id: int) -> None:
         """Hear a speaker's voice: a saved voice's or a clip speaker's clip; a described
         voice's rendered line (its first line is rendered when none is yet)."""
-        from studio.engine.audio import read_audio
+        from studio.sound.files import read_audio
 
         if self.project is None or self._player is None:
             return

@@ -5,6 +5,9 @@ environment override (or ``--model`` on the command line) makes its control
 read-only with a note saying what set it. Changing anything the model is loaded
 with asks the window to reload it (``reload_requested``), coalesced so that
 changing device and precision in a row reloads once.
+
+Long because it lays out every declared setting, a row each, on one page; what they
+mean is declared in :mod:`studio.settings`.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ class DragFiles:
         self._drags = 0
 
     def __call__(self, rows: list[Row]) -> list[Path]:
-        from studio.engine.audio import write_audio_atomic
+        from studio.sound.files import write_audio_atomic
 
         if self._dir is None:
             self._dir = QTemporaryDir()

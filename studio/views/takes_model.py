@@ -25,7 +25,7 @@ from studio.library.session_takes import UNSAVED
 from studio.views.words import shown_name
 
 if TYPE_CHECKING:
-    from studio.library.takes import Take
+    from studio.library.take_record import Take
 
 EXCERPT_CHARS = 90
 TITLE_CHARS = 48

@@ -14,6 +14,9 @@ started elsewhere (the reference panel, the A/B view) shows correctly here too.
 
 The selected take's pane is a :class:`TakeDetail` (``take_detail.py``) that only
 renders and reports clicks; the files a drag out carries come from ``take_drag.py``.
+
+Long because the list, filters, keys, playback state and optimistic edits share one
+model and selection; the detail pane and the drag's files are modules of their own.
 """
 
 from __future__ import annotations

@@ -69,11 +69,10 @@ def read_clip(entry: Entry) -> None:
         return
     entry.read = True
     try:
-        import soundfile as sf
+        from studio.sound.files import decode
+        from studio.sound.peaks import waveform_peaks
 
-        from studio.audio.peaks import waveform_peaks
-
-        audio, rate = sf.read(str(entry.clip), dtype="float32", always_2d=True)
+        audio, rate = decode(str(entry.clip))
         entry.seconds = audio.shape[0] / rate if rate else None
         entry.peaks = waveform_peaks(audio.mean(axis=1), WAVE_COLUMNS)
     except Exception:  # unreadable: the card says so instead of a length

@@ -4,6 +4,9 @@ with undo, duplicate, import and export, drag and drop.
 The view reads a read-only VoiceLibrary and never writes it: every change is an
 intent signal the main window hands to the worker, whose ``voices_changed`` makes
 the view read again (see docs/architecture.md).
+
+Long because search, filters, cards, drag and drop and undo share one widget's list
+and selection; the cards' data is in ``voices_model.py``.
 """
 
 from __future__ import annotations
@@ -445,8 +448,8 @@ class VoicesView(ReadsVoices, QWidget):
         if self._player.key() == key:
             self._player.toggle()
             return
-        from studio.engine.audio import read_audio
         from studio.errors import UserError
+        from studio.sound.files import read_audio
 
         try:
             audio, rate = read_audio(self.library().clip_path(voice.id))

@@ -15,7 +15,8 @@ import numpy as np
 from studio import __version__
 from studio.errors import UserError
 from studio.library.suspect import cer, inspect
-from studio.library.takes import TakeLibrary, TakeRun
+from studio.library.take_record import TakeRun
+from studio.library.takes import TakeLibrary
 from studio.worker.jobs import RenderRequest
 from studio.worker.snapshot import settings_of
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.errors import UserError
-from studio.library.takes import Take, TakeSettings
+from studio.library.take_record import Take, TakeSettings
 from studio.worker.jobs import RenderRequest, RenderResult, TakeAudio
 
 
@@ -91,11 +91,11 @@ def unsaved_take(result: RenderResult, take: TakeAudio, index: int) -> Take:
     from datetime import datetime, timedelta, timezone
 
     from studio import __version__
-    from studio.audio.loudness import loudness_lufs
     from studio.library.fields import format_time
     from studio.library.session_takes import new_unsaved_id
     from studio.library.suspect import inspect
-    from studio.library.takes import TakeRun
+    from studio.library.take_record import TakeRun
+    from studio.sound.loudness import loudness_lufs
 
     audio_seconds = take.audio.shape[-1] / take.sample_rate
     count = len(result.takes)

@@ -465,7 +465,7 @@ class InferenceWorker(QObject):
     @staticmethod
     def _remote_run(remote, renders, seconds: float):
         from studio import __version__
-        from studio.library.takes import TakeRun
+        from studio.library.take_record import TakeRun
 
         audio_seconds = sum(r.audio.size / r.sample_rate for r in renders)
         last = renders[-1]

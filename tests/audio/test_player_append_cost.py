@@ -51,8 +51,8 @@ def test_an_append_costs_the_same_late_in_a_long_stream(qapp, paced, qtbot, devi
 
 
 def test_a_clip_resampled_piece_by_piece_equals_the_whole_resampled():
-    from studio.audio.growing import GrowingWave, resample_points
     from studio.audio.player import resample_linear
+    from studio.sound.growing import GrowingWave, resample_points
 
     rng = np.random.default_rng(3)
     for rate, target in ((24000, 48000), (24000, 44100), (48000, 22050), (24000, 24001)):

@@ -25,10 +25,9 @@ import soundfile as sf
 import torch
 
 from studio.engine.engine import Engine
+from studio.engine.file_hashes import HASHES_FILE, FileHasher
 from studio.engine.prompt import VoicePrompt
 from studio.engine.prompt_cache import (
-    HASHES_FILE,
-    FileHasher,
     PromptCache,
     disk_cache_enabled,
     parse_switch,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from studio.library.takes import TakeLibrary, TakeRun, TakeSettings
+from studio.library.take_record import TakeRun, TakeSettings
+from studio.library.takes import TakeLibrary
 
 RATE = 24000
 

@@ -15,7 +15,8 @@ from studio.library.session_takes import (
     is_unsaved,
     new_unsaved_id,
 )
-from studio.library.takes import TakeLibrary, TakeRun, TakeSettings
+from studio.library.take_record import TakeRun, TakeSettings
+from studio.library.takes import TakeLibrary
 
 RUN = TakeRun("tiny", "cpu", "fp32", "off", "off", None, "test", 0.5, 0.25)
 
@@ -26,7 +27,7 @@ def _settings(text: str, reference: str | None = None) -> TakeSettings:
 
 
 def _unsaved(text: str, created: str, reference: str | None = None):
-    from studio.library.takes import Take
+    from studio.library.take_record import Take
 
     return Take(new_unsaved_id(), created, "", "", False, "u", _settings(text, reference), RUN,
                 24000, 1.0, None, (), None, None, False)

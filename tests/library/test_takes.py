@@ -15,12 +15,8 @@ from takes_helpers import RATE, RUN, add, make_settings, tone
 
 from studio.errors import UserError
 from studio.library.db import DB_FILE, MIGRATIONS, Database
-from studio.library.takes import (
-    MAX_TAKE_NAME_CHARS,
-    ReadOnlyLibrary,
-    TakeLibrary,
-    TakeNotFound,
-)
+from studio.library.take_record import MAX_TAKE_NAME_CHARS
+from studio.library.takes import ReadOnlyLibrary, TakeLibrary, TakeNotFound
 from studio.library.voices import VoiceLibrary
 
 

@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SAVER = """
 import sys
 import numpy as np
-from studio.library.takes import TakeLibrary, TakeRun, TakeSettings
+from studio.library.takes import TakeLibrary
+from studio.library.take_record import TakeRun, TakeSettings
 
 rng = np.random.default_rng(int(sys.argv[2]))
 run = TakeRun("tiny", "cpu", "fp32", "off", "off", None, "0.1.0", 1.0, 0.5)

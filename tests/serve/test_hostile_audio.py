@@ -22,7 +22,6 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from tests.engine.test_clip_bounds import flac_bomb, wav
 from tests.serve.servers import (
     COMMAND,
     STEPS,
@@ -32,6 +31,7 @@ from tests.serve.servers import (
     serving,
     speech_like_wav,
 )
+from tests.sound.test_clip_bounds import flac_bomb, wav
 
 GROWTH_KB = 300 * 1024  # far above what a bounded request costs, far below what they cost
 

@@ -20,9 +20,9 @@ import soundfile as sf
 from openai import OpenAI
 from openai.types.audio.speech_create_params import Voice
 
-from studio.audio.stream_out import SSE_DELTA, SSE_DONE, SSE_ERROR
 from studio.serve.app import StreamStopped, sse_body
 from studio.serve.stock_voices import STOCK_VOICES
+from studio.sound.stream_out import SSE_DELTA, SSE_DONE, SSE_ERROR
 from tests.serve.servers import (
     API_KEY,
     COMMAND,

@@ -19,11 +19,11 @@ import soundfile as sf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from studio.audio.stream_out import SSE_DELTA, SSE_DONE, SSE_ERROR
 from studio.errors import UserError
 from studio.remote.answers import RATE_RANGE
 from studio.remote.client import RemoteBackend
 from studio.remote.dialects import RemoteRequest
+from studio.sound.stream_out import SSE_DELTA, SSE_DONE, SSE_ERROR
 from tests.serve.hostile import HostileServer, json_response
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from studio.audio.stream_out import SSE_DONE
 from studio.remote.sse import Event, EventReader, EventStreamError, is_event_stream
+from studio.sound.stream_out import SSE_DONE
 
 STREAM = (b": keep-alive\r\n\r\nid: 1\r\nevent: speech.audio.delta\r\n"
           b'data: {"type": "speech.audio.delta",\r\ndata: "audio": "AAE="}\r\n\r\n'

@@ -317,7 +317,7 @@ def save_result(library, result: RenderResult, batch: str = "batch-1") -> Render
     its id on the result."""
     import dataclasses
 
-    from studio.library.takes import TakeRun
+    from studio.library.take_record import TakeRun
     from studio.worker.snapshot import settings_of
 
     audio_seconds = result.audio_seconds

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QPushButton
 from studio_fakes import PLAYABLE, SILENT, FakePlayer
 from take_fixtures import add, voice
 
-from studio.audio.loudness import gain_db
+from studio.sound.loudness import gain_db
 from studio.views.ab_view import ABDialog, ABView
 from studio.views.takes_panel import TakesPanel
 
@@ -58,7 +58,7 @@ def test_switching_keeps_the_position_and_applies_matched_gains(qtbot, player, c
 
 
 def test_matched_loudness_is_within_half_a_db(qtbot, player, controller, reader, pair):
-    from studio.audio.loudness import loudness_lufs
+    from studio.sound.loudness import loudness_lufs
 
     view = make_view(qtbot, player, controller, reader, pair)
     levels = []

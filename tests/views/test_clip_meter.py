@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtGui import QColor
 
 from studio.audio.backend import AudioStatus
-from studio.engine.audio import read_audio, write_audio_atomic
+from studio.sound.files import read_audio, write_audio_atomic
 from studio.views.reference_panel import ReferencePanel
 
 RATE = 24000

@@ -9,10 +9,10 @@ import pytest
 from PySide6.QtWidgets import QLabel, QWidget
 from studio_fakes import SILENT, make_settings
 
-from studio.engine.audio import write_audio_atomic
 from studio.engine.describe import CATEGORY_KEYS, build_instruct, item_key, map_description
 from studio.engine.instruct import CATEGORIES, normalize_instruct
 from studio.errors import UserError
+from studio.sound.files import write_audio_atomic
 from studio.views.design_attributes import DesignAttributes
 from studio.views.design_view import REFERENCE_NOTE, DesignView
 from studio.worker.jobs import RenderRequest

@@ -201,7 +201,7 @@ def test_clearing_the_voice_design_is_undone(qtbot, window):
 
 
 def test_a_failed_clip_load_replaces_nothing_in_the_window(qtbot, window, tmp_path, speech):
-    from studio.engine.audio import write_audio_atomic
+    from studio.sound.files import write_audio_atomic
 
     good = tmp_path / "good.wav"
     write_audio_atomic(good, speech(3.0), 24000)
@@ -313,7 +313,7 @@ def test_the_shortcuts_sheet_is_read_from_the_real_keys(qtbot, window):
 
 
 def test_picking_a_saved_voice_over_a_clip_is_one_undo_step(qtbot, window, mia, tmp_path, speech):
-    from studio.engine.audio import write_audio_atomic
+    from studio.sound.files import write_audio_atomic
 
     mine = tmp_path / "mine.wav"
     write_audio_atomic(mine, speech(3.0), 24000)

@@ -13,8 +13,8 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
 from studio.audio.backend import AudioStatus
 from studio.audio.recorder import DEVICE_LOST
-from studio.engine.audio import read_audio, write_audio_atomic
 from studio.settings import Settings
+from studio.sound.files import read_audio, write_audio_atomic
 from studio.views.reference_panel import (
     AUTO_TRANSCRIPT_NOTE,
     EMPTY_RECORDING,
@@ -191,7 +191,7 @@ def test_a_corrupt_file_with_no_clip_before_is_left_to_fix(qtbot, panel, tmp_pat
 
 
 def test_replacing_a_clip_and_its_transcript_is_undone(qtbot, panel, clip, tmp_path, speech):
-    from studio.engine.audio import write_audio_atomic
+    from studio.sound.files import write_audio_atomic
 
     other = tmp_path / "other.wav"
     write_audio_atomic(other, speech(3.0, seed=3), 24000)

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
 from take_fixtures import RATE, add, voice
 
-from studio.audio.loudness import loudness_lufs
 from studio.library.takes import TakeLibrary
+from studio.sound.loudness import loudness_lufs
 from studio.views.main_window import MainWindow
 from studio.worker.jobs import LineDone, TakeAudio
 

@@ -145,12 +145,12 @@ def test_an_export_that_fails_while_writing_is_one_sentence_and_leaves_nothing(
     long_project(view, writer, pause=1.0)
     (tmp_path / "out").mkdir()
     view.exportEdit.setText(str(tmp_path / "out" / "show.wav"))
-    from studio.engine import audio
+    from studio.sound import files as sound_files
 
     def full(self, block):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(audio.AudioFileWriter, "write", full)
+    monkeypatch.setattr(sound_files.AudioFileWriter, "write", full)
     view.exportButton.click()
     qtbot.waitUntil(lambda: not view.exporting(), timeout=60_000)
     assert view.notice.text() == (f"The export could not be written to {tmp_path / 'out'} "

@@ -27,9 +27,9 @@ from studio_fakes import (
     save_result,
 )
 
-from studio.engine.audio import write_audio_atomic
 from studio.library.takes import TakeLibrary
 from studio.paths import data_dir
+from studio.sound.files import write_audio_atomic
 from studio.views.main_window import MainWindow
 from studio.views.script_lines_model import STATUS, LineRow, ScriptLinesModel
 from studio.views.takes_model import real_time_text

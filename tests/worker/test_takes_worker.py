@@ -13,7 +13,8 @@ import soundfile as sf
 
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.library.db import DB_FILE
-from studio.library.takes import TakeLibrary, TakeRun, TakeSettings
+from studio.library.take_record import TakeRun, TakeSettings
+from studio.library.takes import TakeLibrary
 from studio.worker.controller import WorkerController
 from studio.worker.jobs import LoadRequest, RenderRequest
 from studio.worker.snapshot import request_from_take

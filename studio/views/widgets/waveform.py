@@ -8,7 +8,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from studio.audio.peaks import waveform_peaks
+from studio.sound.peaks import waveform_peaks
 
 SEEK_STEP_S = 1.0
 DRAG_PX = 4  # a press that moves further than this selects instead of seeking

@@ -8,7 +8,6 @@ read back equals the file the same render writes.
 
 from __future__ import annotations
 
-import io
 import struct
 from typing import BinaryIO
 
@@ -37,12 +36,9 @@ def wav_stream_header(sample_rate: int, channels: int = 1) -> bytes:
 def pcm16(audio: np.ndarray) -> bytes:
     """Float samples as 16-bit little-endian PCM, clipped, converted by libsndfile itself
     (its rounding is its own; a file and a stream of one render hold the same samples)."""
-    import soundfile as sf
+    from studio.sound.files import encode  # here: the command line starts without libsndfile
 
-    buffer = io.BytesIO()
-    samples = np.clip(np.asarray(audio, np.float32).reshape(-1), -1.0, 1.0)
-    sf.write(buffer, samples, 8000, format="RAW", subtype="PCM_16", endian="LITTLE")
-    return buffer.getvalue()
+    return encode(audio, 8000, "RAW", "PCM_16", endian="LITTLE")
 
 
 class PipeWriter:

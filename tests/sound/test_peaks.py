@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from studio.audio.peaks import waveform_peaks
+from studio.sound.peaks import waveform_peaks
 
 
 def naive_peaks(audio: np.ndarray, buckets: int) -> np.ndarray:

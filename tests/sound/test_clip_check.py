@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from studio.audio.clip_check import best_window, check_clip, length_verdict
+from studio.sound.clip_check import best_window, check_clip, length_verdict
 
 RATE = 24000
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from studio.engine.clip_bounds import (
+from studio.sound.clip_bounds import (
     ClipLimits,
     ClipTooLong,
     ClipUnusable,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from studio.audio.loudness import gain_db, k_weighting, loudness_lufs, match_gains
+from studio.sound.loudness import gain_db, k_weighting, loudness_lufs, match_gains
 
 
 def sine(freq: float, seconds: float, rate: int, amplitude: float = 1.0) -> np.ndarray:
@@ -68,7 +68,7 @@ def test_match_gains_leaves_silent_takes_alone():
 def test_the_meter_fed_in_pieces_and_silences_reads_the_whole_signal(rate):
     """A long mix is measured streamed: pieces of any length and runs of silence (some
     shorter than the filter's ring) read what the whole signal in memory reads."""
-    from studio.audio.loudness import LoudnessMeter
+    from studio.sound.loudness import LoudnessMeter
 
     rng = np.random.default_rng(rate)
     parts = []

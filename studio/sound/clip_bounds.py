@@ -11,12 +11,12 @@ sentence: :class:`ClipTooLong` for a clip over the bounds (HTTP 413 in ``serve``
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 import numpy as np
 
 from studio.errors import UserError
+from studio.sound.files import open_reader
 
 _UNKNOWN_FRAMES = 1 << 62  # libsndfile's SF_COUNT_MAX for a stream that states no length
 
@@ -46,10 +46,8 @@ class ClipHeader:
 
 
 def _open(data: bytes, name: str):
-    import soundfile as sf
-
     try:
-        return sf.SoundFile(io.BytesIO(data))
+        return open_reader(data)
     except Exception:  # libsndfile says only that it could not; the sentence says what to send
         raise ClipUnusable(f"{name} is not audio that can be read; send a WAV, FLAC or OGG "
                            "clip.") from None
