@@ -11,6 +11,7 @@ import time
 
 import pytest
 import soundfile as sf
+from gui_lateness import Lateness
 from PySide6.QtCore import Qt
 from take_fixtures import add, voice
 
@@ -66,25 +67,6 @@ def test_selecting_lines_does_not_read_the_pronunciations_again(qtbot, view, mon
     view.select_row(2)
     assert view.readsLabel.text() == "The model reads: Not really, Kovalchick's storm kept me up."
     assert len(reads) <= 2, "a changed file is read once more"
-
-
-class Lateness:
-    """How late a 10 ms GUI-thread timer fires (as benchmarks/bench_studio.py measures)."""
-
-    def __init__(self):
-        from PySide6.QtCore import QTimer
-
-        self.gaps: list[float] = []
-        self._last = None
-        self.timer = QTimer()
-        self.timer.setInterval(10)
-        self.timer.timeout.connect(self._tick)
-
-    def _tick(self) -> None:
-        now = time.monotonic()
-        if self._last is not None:
-            self.gaps.append(now - self._last - 0.010)
-        self._last = now
 
 
 def long_project(view, writer, pause: float) -> None:
