@@ -20,6 +20,7 @@ from take_fixtures import add, voice
 
 from studio.engine import audio as engine_audio
 from studio.views import prepared_files
+from studio.views.take_drag import file_stem
 from studio.views.takes_panel import TakesPanel
 
 TAKES, SECONDS = 20, 20.0
@@ -63,6 +64,11 @@ def press(panel, row: int = 0) -> None:
     QTest.mousePress(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
+def release(panel, row: int = 0) -> None:
+    rect = panel.list.visualRect(panel.model.index(row))
+    QTest.mouseRelease(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
 def events_until(finished, seconds: float) -> None:
     """Run the GUI thread's event loop (the mouse travelling) until ``finished()`` or
     ``seconds``; a QEventLoop, since QTest.qWait holds the GIL (DESIGN.md)."""
@@ -93,7 +99,7 @@ def test_twenty_long_takes_are_written_off_the_gui_thread_from_the_press(writer,
     mime = drag(panel)
     events_until(lambda: False, seconds=0.1)  # a tick after a stall records it
     lateness.timer.stop()
-    QTest.mouseRelease(panel.list.viewport(), Qt.MouseButton.LeftButton)
+    release(panel)
 
     writing = max(end for _, end in writes["done"]) - min(writes["began"])
     threads = {t.name for t, _ in writes["done"]}
@@ -147,3 +153,24 @@ def test_a_renamed_take_is_written_again_under_its_new_name(writer, controller, 
     assert len(writes["done"]) == 2
     assert first.name == "First name.wav"
     assert not first.exists(), "a file no drag will carry again is deleted"
+
+
+def test_a_press_on_another_take_stops_the_unfinished_write_of_the_last(qtbot, writer,
+                                                                        make_panel, writes,
+                                                                        monkeypatch):
+    """A click that selects many takes must not hold up the drag of the one clicked next."""
+    for n in range(4):
+        add(writer, f"Take {n}.", seed=n)
+    panel = make_panel()
+    panel.list.selectAll()
+    monkeypatch.setattr(prepared_files, "DRAG_WAIT_S", 10)
+    writes["gate"].clear()
+    press(panel, 0)  # all four selected: their copies start, held at the gate
+    release(panel, 0)  # a click: the selection is this take now
+    press(panel, 2)  # and now this one
+    writes["gate"].set()
+    urls = drag(panel).urls()
+    release(panel, 2)
+    assert [u.fileName() for u in urls] == [f"{file_stem(panel.model.row_info(2).name)}.wav"]
+    # At most the file being written when the second press came, then the one dragged.
+    assert len(writes["done"]) <= 2, f"{len(writes['done'])} files written for one"
