@@ -120,7 +120,7 @@ def bench_export(app, work: Path, takes: int, seconds: float) -> dict:
                 pressed["future"] = drag.prepare(rows[:count])
                 pressed["ms"] = round((time.perf_counter() - clock) * 1000, 1)
 
-            late = lateness_while(app, press, lambda: "future" in pressed
+            late = lateness_while(app, press, lambda pressed=pressed: "future" in pressed
                                   and pressed["future"].done())
             out[f"take_drag_{count}_from_press"] = {**late, "press_ms": pressed["ms"]}
         drag.close()

@@ -6,8 +6,9 @@ cannot follow the drag. It starts instead when the mouse presses an item
 it, at most ``DRAG_WAIT_S``; the mouse travels for longer than most writes before a drag
 begins. The Voices view's .ovoice bundles and the takes list's WAV copies both go this
 way. Measured with benchmarks/bench_exports.py on a 2-core CPU: a bundle of a 49 MB
-clip 271 ms, the WAV copies of 20 takes of 20 s 924 ms, which on the GUI thread froze
-the window that long.
+clip 271-459 ms, the WAV copies of 20 takes of 20 s 764-924 ms, for which the window
+froze when they were written on the GUI thread; written from the press, the press
+costs the GUI thread under 2 ms and its timer ran at most 15 ms late meanwhile.
 
 The thread is a ``ThreadPoolExecutor``'s: a Python thread (a first torch import crashed
 on a Qt-made one, DESIGN.md), one, so writes follow the presses in order. Each write gets

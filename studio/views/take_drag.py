@@ -1,6 +1,6 @@
 """The files a drag out of the takes list carries: WAV copies with readable names,
 written from the mouse press on, off the GUI thread (prepared_files.py): 20 takes of
-20 s took 924 ms, which on the GUI thread froze the window as the drag began.
+20 s take 764-924 ms, which on the GUI thread froze the window as the drag began.
 
 Never the library's own FLAC: a file manager may move what is dropped, and
 ``<uuid>.flac`` says nothing to anyone browsing the folder later.
