@@ -5,7 +5,8 @@ and how long writing a voice bundle for a drag out of the Voices view takes.
   way (``export_takes`` called on the GUI thread) and through ``ExportDialog`` (a
   thread since issue 27), while a 10 ms GUI-thread timer records how late it fires
   (the event loop's stalls, as a user feels them; as in bench_studio.py); and the WAV
-  copies a drag out of the takes list writes, still on the GUI thread, for 1 and N takes.
+  copies a drag out of the takes list writes, for 1 and N takes: on the GUI thread (the
+  old way) and from the press on, off it (the GUI thread's lateness meanwhile).
 - bundle: ``write_stored`` of one saved voice whose clip is a 24 kHz float WAV of 3,
   10 and 60 s, and a 49 MB clip (the library takes up to 50 MB): median of 5 writes each.
 
@@ -96,14 +97,33 @@ def bench_export(app, work: Path, takes: int, seconds: float) -> dict:
         dialog.failed.connect(written.append)
         out["export_dialog"] = lateness_while(app, dialog.run_export, lambda: bool(written))
         out["export_dialog"]["answer"] = written[0]
-        # Still on the GUI thread (not moved yet): the WAV copies a drag of takes carries.
-        from studio.views.take_drag import DragFiles
+        # The WAV copies a drag of takes carries: written on the GUI thread (as before
+        # issue 27), and from the press on, on the drag thread (the GUI thread's share:
+        # the press's call, and how late the timer ran while the copies were written).
+        import threading
 
-        drag = DragFiles(lambda take: reader.read_audio(take.id))
+        from studio.views.take_drag import DragFiles, write_copies
+
+        drag = DragFiles(lambda: reader, print)
         for count in (1, takes):
+            ids = tuple(r.take.id for r in rows[:count])
+            names = tuple(r.name for r in rows[:count])
+            folder = work / f"drag-sync-{count}"
+            folder.mkdir()
             clock = time.perf_counter()
-            drag(rows[:count])
+            write_copies(reader, ids, names, folder, threading.Event())
             out[f"take_drag_{count}_ms"] = round((time.perf_counter() - clock) * 1000, 1)
+            pressed = {}
+
+            def press(count=count, pressed=pressed):
+                clock = time.perf_counter()
+                pressed["future"] = drag.prepare(rows[:count])
+                pressed["ms"] = round((time.perf_counter() - clock) * 1000, 1)
+
+            late = lateness_while(app, press, lambda pressed=pressed: "future" in pressed
+                                  and pressed["future"].done())
+            out[f"take_drag_{count}_from_press"] = {**late, "press_ms": pressed["ms"]}
+        drag.close()
     return out
 
 

@@ -34,9 +34,9 @@ class TaskCancelled(Exception):
 class FileTask(QObject):
     """Runs ``work(progress, cancel)`` once; ``progress(str, float)`` while it runs, then
     one of ``done(result)``, ``failed(sentence)`` or ``cancelled()``, all on the GUI
-    thread. ``failure`` is the sentence for an unexpected error (its traceback goes to
-    the log); a UserError's own sentence is passed on, and an OSError becomes
-    ``failure`` with the system's reason."""
+    thread. A UserError's own sentence is passed on; an OSError becomes ``failure`` with
+    the system's reason; any other error (its traceback goes to the log) becomes
+    ``unexpected``, by default ``failure`` and where the log file is."""
 
     progress = Signal(str, float)
     done = Signal(object)
@@ -47,17 +47,21 @@ class FileTask(QObject):
     _ended = Signal(str, object)
 
     def __init__(self, work: Callable, failure: str, *, cancelled_by=(TaskCancelled,),
-                 parent: QObject | None = None):
+                 unexpected: str | None = None, parent: QObject | None = None):
         super().__init__(parent)
         self._work, self._failure, self._cancelled_by = work, failure, tuple(cancelled_by)
+        self._unexpected = unexpected or (f"{failure}; the log file in the data folder has "
+                                          "the details.")
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._said = ("", 0.0)
         self._moved.connect(self._on_moved)
         self._ended.connect(self._on_ended)
 
-    def start(self, name: str) -> None:
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+    def start(self, name: str, *, daemon: bool = True) -> None:
+        """``daemon=False``: quitting the studio waits for the work to end (an export the
+        user was promised finishes; a mix to play need not)."""
+        self._thread = threading.Thread(target=self._run, name=name, daemon=daemon)
         self._thread.start()
 
     def running(self) -> bool:
@@ -87,9 +91,8 @@ class FileTask(QObject):
             log.warning("file task: %s", exc)
             outcome = ("failed", f"{self._failure} ({exc.strerror or exc}); nothing was kept.")
         except Exception:  # the studio must survive any failure of a file task
-            log.exception("file task failed")
-            outcome = ("failed", f"{self._failure}; the log file in the data folder has the "
-                                 "details.")
+            log.exception("file task %s failed", threading.current_thread().name)
+            outcome = ("failed", self._unexpected)
         emit_from_thread(self._ended, *outcome)
 
     @Slot(str, float)

@@ -1,23 +1,19 @@
 """ExportDialog: choose a folder and a format, then write the selected takes there
 (audio plus a JSON sidecar of each take's snapshot) with ``export_takes``.
 
-The export runs on a plain ``threading.Thread``, not on the GUI thread: a hundred long
-takes decode, encode and fsync for seconds. Not the worker either, whose thread owns
-the model and may be rendering for minutes; nor a QThreadPool, since a QThread is where
-a first torch import crashed once (DESIGN.md) and this is the studio's pattern for
-Qt-free work (connection test, downloads). The thread opens its own read-only library
+The export is a :class:`~studio.views.file_task.FileTask` (the views' one way to do
+file work off the GUI thread, as the Script view's mix and export are): a hundred long
+takes decode, encode and fsync for seconds. Its thread opens its own read-only library
 (an SQLite connection belongs to the thread that opened it). Meanwhile the dialog shows
 a busy bar and stays open; an error is one sentence in it.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QStandardPaths, Signal, Slot
+from PySide6.QtCore import QStandardPaths, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -33,12 +29,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.errors import UserError
 from studio.library.export import default_stem
-from studio.views.thread_emit import emit_from_thread
+from studio.views.file_task import FileTask
 from studio.views.widgets.labels import MessageLabel, hint_label
-
-log = logging.getLogger(__name__)
 
 FORMAT_TIPS = {
     "WAV": "WAV, 24-bit: opens everywhere, largest files",
@@ -74,7 +67,6 @@ class ExportDialog(QDialog):
 
     exported = Signal(str)  # one sentence: what was written where
     failed = Signal(str)  # one sentence: why nothing (or not everything) was written
-    _answered = Signal(object)  # from the export thread: the written paths, or a sentence
 
     def __init__(self, library, rows, *, folder: str | None = None, fmt: str | None = None,
                  export: Callable | None = None, formats: Callable[[], list[str]] | None = None,
@@ -128,7 +120,7 @@ class ExportDialog(QDialog):
         self.progress.setRange(0, 0)  # busy: export_takes writes the takes in one call
         self.progress.setTextVisible(False)
         self.progress.hide()
-        self._thread: threading.Thread | None = None
+        self._task: FileTask | None = None
 
         folderRow = QHBoxLayout()
         folderRow.addWidget(self.folderEdit, 1)
@@ -157,7 +149,6 @@ class ExportDialog(QDialog):
         self.browseButton.clicked.connect(self._browse)
         self.buttons.accepted.connect(self.run_export)
         self.buttons.rejected.connect(self.reject)
-        self._answered.connect(self._finish)
 
     def folder(self) -> str:
         return self.folderEdit.text().strip()
@@ -171,7 +162,7 @@ class ExportDialog(QDialog):
             self.folderEdit.setText(chosen)
 
     def busy(self) -> bool:
-        return self._thread is not None
+        return self._task is not None
 
     def reject(self) -> None:
         if not self.busy():  # an export in flight finishes first (its files are atomic)
@@ -194,37 +185,38 @@ class ExportDialog(QDialog):
         self.message.show_message(f"Exporting {count} take{'s' if count != 1 else ''}…",
                                   error=False)
         self._set_busy(True)
-        self._thread = threading.Thread(
-            target=self._export_on_thread, name="take-export", daemon=False,
-            args=(ids, Path(self.folder()), self.format(), [name] if name else None))
-        self._thread.start()
+        folder, fmt, stems = Path(self.folder()), self.format(), [name] if name else None
+        shelf, export = self._library, self._export
+
+        def work(_progress, _cancel):
+            library, closing = reopened(shelf)
+            try:
+                return list(export(library, ids, folder, fmt, stems=stems))
+            finally:
+                for opened in closing:
+                    opened.close()
+
+        failure = f"The takes could not be exported to {folder}"
+        self._task = FileTask(work, failure, parent=self, unexpected=(
+            f"{failure}; the log file in the data folder says why."))
+        self._task.done.connect(self._exported)
+        self._task.failed.connect(self._failed)
+        self._task.start("take-export", daemon=False)  # quitting waits for the files
         return True
 
-    def _export_on_thread(self, ids, folder: Path, fmt: str, stems) -> None:
-        closing = []
-        try:
-            library, closing = reopened(self._library)
-            answer = list(self._export(library, ids, folder, fmt, stems=stems))
-        except UserError as exc:
-            answer = str(exc)
-        except Exception:  # the studio must survive any export failure
-            log.exception("exporting %d takes to %s failed", len(ids), folder)
-            answer = (f"The takes could not be exported to {folder}; the log file in the "
-                      "data folder says why.")
-        finally:
-            for library in closing:
-                library.close()
-        emit_from_thread(self._answered, answer)  # dropped if the dialog is gone
-
-    @Slot(object)
-    def _finish(self, answer) -> None:
-        self._thread = None
+    def _over(self) -> None:
+        self._task.deleteLater()
+        self._task = None
         self._set_busy(False)
-        if isinstance(answer, str):
-            self.message.show_message(answer)
-            self.failed.emit(answer)
-            return
-        self.written = answer
+
+    def _failed(self, sentence: str) -> None:
+        self._over()
+        self.message.show_message(sentence)
+        self.failed.emit(sentence)
+
+    def _exported(self, written: list[Path]) -> None:
+        self._over()
+        self.written = written
         count = len(self.written)
         self.message.clear_message()
         self.exported.emit(f"Exported {count} take{'s' if count != 1 else ''} as "

@@ -43,7 +43,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLineEdit,
-    QListView,
     QMenu,
     QStackedWidget,
     QToolButton,
@@ -55,6 +54,7 @@ from studio.engine.options import MAX_SEED
 from studio.errors import UserError
 from studio.library.session_takes import SessionTakes, TakeShelf, is_unsaved
 from studio.library.takes import NO_PROJECT
+from studio.views.prepared_files import PressList
 from studio.views.take_delegate import STAR_ON, TakeDelegate
 from studio.views.take_detail import TakeDetail
 from studio.views.take_drag import DragFiles
@@ -103,7 +103,8 @@ class TakesPanel(QWidget):
         self._export_choice: tuple[str | None, str | None] = (None, None)  # this session's
         self._open_error = ""
         self._open_project: str | None = None  # the Script view's, listed even without takes
-        self._drag_files = DragFiles(self._audio_of)  # owns the temp folder drags write to
+        # Owns the temp folder drags write to; its sentences go where a take's problems do.
+        self._drag_files = DragFiles(self.shelf, lambda text: self.detail.show_problem(text))
         self.model = TakesModel(self)
         self.model.drag_files = self._drag_files
         self._build()
@@ -153,7 +154,7 @@ class TakesPanel(QWidget):
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
 
-        self.list = QListView()
+        self.list = PressList(self._prepare_drag)  # a press may start a drag: write ahead
         self.list.setObjectName("takesList")
         self.list.setModel(self.model)
         self.delegate = TakeDelegate(self.list)
@@ -427,6 +428,10 @@ class TakesPanel(QWidget):
         if self._player is not None and self._player.key() == self.model.key_of(take):
             position = self._player.position()
         self.detail.show_audio(take.id, audio, position)
+
+    def _prepare_drag(self, rows: list[int]) -> None:
+        chosen = [self.model.row_info(row) for row in rows]
+        self._drag_files.prepare([row for row in chosen if row is not None])
 
     def _audio_of(self, take) -> tuple[np.ndarray, int] | None:
         if take.id in self._audio:

@@ -13,7 +13,7 @@ from studio_fakes import FakePlayer
 
 from studio.library import bundle_file
 from studio.library.bundle import read_bundle
-from studio.views import voice_drag
+from studio.views import prepared_files
 from studio.views.voices_view import VoicesView
 from tests.library.library_helpers import make_prompt, write_clip
 
@@ -77,13 +77,13 @@ def test_a_changed_voice_gets_a_fresh_bundle(view, zoe, voice_writer, writes):
 
 
 def test_a_write_that_outlasts_the_bound_is_one_sentence(view, zoe, writes, monkeypatch):
-    monkeypatch.setattr(voice_drag, "DRAG_WAIT_S", 0.05)
+    monkeypatch.setattr(prepared_files, "DRAG_WAIT_S", 0.05)
     writes["gate"].clear()
     assert view._bundle_for_drag(zoe.id) is None
     assert view.notice.text() == ("The voice file for 'Zoe' is still being written; drag the "
                                   "card again in a moment.")
     writes["gate"].set()
-    monkeypatch.setattr(voice_drag, "DRAG_WAIT_S", 10)
+    monkeypatch.setattr(prepared_files, "DRAG_WAIT_S", 10)
     assert view._bundle_for_drag(zoe.id).is_file()
     assert len(writes["threads"]) == 1  # the slow write was waited for, not repeated
 
