@@ -261,8 +261,8 @@ def studio_probe(checkpoint: str) -> dict:
     from PySide6.QtWidgets import QApplication
 
     from studio.engine.options import DecodeOptions, GenerationOptions
+    from studio.service.requests import LoadRequest, RenderRequest
     from studio.worker.controller import WorkerController
-    from studio.worker.jobs import LoadRequest, RenderRequest
     from studio.worker.worker import InferenceWorker
 
     app = QApplication.instance() or QApplication(["omnivoice-desktop-selftest"])

@@ -154,7 +154,7 @@ def shoot_voices(app, window, controller, out: Path, wait_for, work: Path) -> No
     """The Voices view empty, with a dozen saved voices, and with a search active."""
     import soundfile as sf
 
-    from studio.worker.jobs import VoiceSaveRequest
+    from studio.service.requests import VoiceSaveRequest
 
     window.show_view("voices")
     app.processEvents()

@@ -29,6 +29,16 @@ from PySide6.QtWidgets import (
 from studio import __version__
 from studio.errors import UserError
 from studio.model_state import ModelState, Phase
+from studio.service.requests import (
+    AccelState,
+    LineDone,
+    LinesRequest,
+    LinesResult,
+    LoadRequest,
+    ModelInfo,
+    RenderRequest,
+    RenderResult,
+)
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
@@ -44,16 +54,6 @@ from studio.views.undo import UndoStack, snapshot_edit
 from studio.views.voices_view import VoicesView
 from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.widgets.wheel_guard import WheelGuard
-from studio.worker.jobs import (
-    AccelState,
-    LineDone,
-    LinesRequest,
-    LinesResult,
-    LoadRequest,
-    ModelInfo,
-    RenderRequest,
-    RenderResult,
-)
 
 VIEW_MIN_WIDTH = 520  # the pages fit this (tests/views/test_page_widths.py): none is cut off
 VIEWS = ("clone", "design", "voices", "script", "settings")
@@ -101,7 +101,7 @@ def load_request(settings: Settings, source: str | None = None) -> LoadRequest:
 
 def backend_config(settings: Settings):
     """Settings → Backend as the worker takes it: a BackendConfig, or None (render here)."""
-    from studio.worker.remote import BackendConfig
+    from studio.service.remote_renderer import BackendConfig
 
     if settings.value("backend/kind") != "remote":
         return None
@@ -431,7 +431,7 @@ class MainWindow(QMainWindow):
     @Slot(object, int)
     def _rerender(self, take, seed: int) -> None:
         """Render a take again (its own seed: identical audio) through Generate's path."""
-        from studio.worker.snapshot import request_from_take
+        from studio.service.snapshot import request_from_take
 
         try:
             request = request_from_take(take, seed)

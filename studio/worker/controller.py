@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
-from studio.worker.jobs import LoadRequest, RenderRequest
+from studio.service.requests import LoadRequest, RenderRequest
 from studio.worker.worker import InferenceWorker
 
 # How long quitting waits for the worker: a render stops at its next decoding step, but
@@ -136,7 +136,7 @@ class WorkerController(QObject):
         self._set_accel.emit(requested)
 
     def set_backend(self, config) -> None:
-        """Render on a speech server (studio.worker.remote.BackendConfig), or None: here."""
+        """Render on a speech server (studio.service.remote_renderer.BackendConfig), or None: here."""
         self._set_backend.emit(config)
 
     def render(self, request: RenderRequest) -> int:

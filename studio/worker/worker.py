@@ -19,7 +19,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 
 from studio.errors import ModelNotDownloaded, UserError
-from studio.worker.jobs import (
+from studio.service.requests import (
     AccelState,
     LineDone,
     LinesRequest,
@@ -31,7 +31,7 @@ from studio.worker.jobs import (
     TakeAudio,
     VoiceSaveRequest,
 )
-from studio.worker.keeper import TakeKeeper, take_run
+from studio.service.takes import TakeKeeper, take_run
 
 log = logging.getLogger(__name__)
 
@@ -346,7 +346,7 @@ class InferenceWorker(QObject):
         if config is None:
             self._need_model()  # rendering here again: as at start-up, the model loads now
             return
-        from studio.worker.remote import RemoteRenderer
+        from studio.service.remote_renderer import RemoteRenderer
 
         try:
             self._remote = RemoteRenderer(config)
@@ -355,7 +355,7 @@ class InferenceWorker(QObject):
 
     def _render_remote(self, job: int, request: RenderRequest, cancel) -> None:
         from studio.engine.lexicon import load_pronunciations
-        from studio.worker.remote import Pieces
+        from studio.service.remote_renderer import Pieces
 
         warnings: list[str] = []
         started = time.perf_counter()
@@ -445,7 +445,7 @@ class InferenceWorker(QObject):
 
     def _remote_voice(self, request):
         """(renderer, the saved voice or None, the voice as the server gets it)."""
-        from studio.worker.remote import voice_of
+        from studio.service.remote_renderer import voice_of
 
         if self._remote is None:
             raise UserError(self._remote_problem)
@@ -499,8 +499,8 @@ class InferenceWorker(QObject):
         """A script's lines: batched by voice and settings, each line saved as a take and
         sent (``line_rendered``) as its batch ends, so a cancel or a failure keeps the
         lines rendered before it."""
+        from studio.service.lines import batches
         from studio.service.voices import synthesis_items
-        from studio.worker.lines import batches
 
         if not self._here(job, request, cancel, self._render_lines_remote):
             return

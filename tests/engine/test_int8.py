@@ -151,7 +151,7 @@ def test_cli_reports_int8(tiny_checkpoint, tmp_path, capfd):
 
 def test_a_take_rendered_in_int8_records_int8(tiny_checkpoint, tmp_path, qapp):
     from studio.library.takes import TakeLibrary
-    from studio.worker.jobs import LoadRequest, RenderRequest
+    from studio.service.requests import LoadRequest, RenderRequest
     from studio.worker.worker import InferenceWorker
 
     engine = Engine.load(tiny_checkpoint, device="cpu", precision="int8")

@@ -12,8 +12,8 @@ import threading
 import pytest
 
 from studio.library.takes import TakeLibrary
-from studio.worker.jobs import LoadRequest, RenderRequest, VoiceSaveRequest
-from studio.worker.remote import BackendConfig
+from studio.service.remote_renderer import BackendConfig
+from studio.service.requests import LoadRequest, RenderRequest, VoiceSaveRequest
 from studio.worker.worker import InferenceWorker
 from tests.serve.servers import API_KEY, DESIGN, TEXT, speech_like_wav
 from tests.serve.test_remote_takes import OPTIONS

@@ -20,8 +20,8 @@ from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.library.takes import TakeLibrary
 from studio.remote.client import RemoteBackend
 from studio.remote.dialects import RemoteRequest
-from studio.worker.jobs import LinesRequest, RenderRequest
-from studio.worker.remote import BackendConfig
+from studio.service.remote_renderer import BackendConfig
+from studio.service.requests import LinesRequest, RenderRequest
 from studio.worker.worker import InferenceWorker
 from tests.serve.servers import API_KEY, DESIGN, STEPS, TEXT, speech_like_wav
 
@@ -242,7 +242,7 @@ def test_cancel_closes_a_request_the_server_is_still_rendering(studio, our_serve
 def test_a_render_s_takes_reach_the_server_together(studio, our_server, monkeypatch):
     """Takes: 3 sends three requests at once, so the server batches them; each take is
     still the server's render of its own seed."""
-    from studio.worker.remote import RemoteRenderer
+    from studio.service.remote_renderer import RemoteRenderer
 
     real, batch_sizes = RemoteRenderer.render, []
 
@@ -279,7 +279,7 @@ def test_takes_at_once_on_omnivoice_server(studio, their_server):
 
 def test_one_failed_take_fails_the_render_and_stops_the_others(studio, monkeypatch):
     from studio.errors import UserError
-    from studio.worker.remote import RemoteRenderer
+    from studio.service.remote_renderer import RemoteRenderer
 
     real, seen = RemoteRenderer.render, []
 

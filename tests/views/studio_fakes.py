@@ -10,8 +10,8 @@ import numpy as np
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from studio.audio.backend import AudioStatus
+from studio.service.requests import RenderRequest, RenderResult, TakeAudio
 from studio.settings import Settings
-from studio.worker.jobs import RenderRequest, RenderResult, TakeAudio
 
 PLAYABLE = AudioStatus(True, None, [(0, "Speakers"), (3, "HDMI Output")], [(1, "Microphone")],
                        default_output=0, default_input=1)
@@ -318,7 +318,7 @@ def save_result(library, result: RenderResult, batch: str = "batch-1") -> Render
     import dataclasses
 
     from studio.library.takes import TakeRun
-    from studio.worker.snapshot import settings_of
+    from studio.service.snapshot import settings_of
 
     audio_seconds = result.audio_seconds
     run = TakeRun(model_source="tiny", device=result.device, precision=result.precision,

@@ -13,9 +13,9 @@ from studio.audio.backend import AudioStatus
 from studio.audio.player import Player
 from studio.audio.recorder import Recorder
 from studio.engine.audio import write_audio_atomic
+from studio.service.requests import RenderRequest
 from studio.settings import Settings
 from studio.views.clone_view import NO_REFERENCE, NO_TEXT, CloneView
-from studio.worker.jobs import RenderRequest
 
 PLAYABLE = AudioStatus(True, None, [(0, "Speakers")], [(1, "Microphone")])
 

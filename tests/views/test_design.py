@@ -12,6 +12,7 @@ from studio_fakes import SILENT, make_settings
 from studio.engine.audio import write_audio_atomic
 from studio.engine.instruct import CATEGORIES, normalize_instruct
 from studio.errors import UserError
+from studio.service.requests import RenderRequest
 from studio.views.design_attributes import (
     CATEGORY_KEYS,
     PHRASES,
@@ -22,7 +23,6 @@ from studio.views.design_attributes import (
     map_description,
 )
 from studio.views.design_view import REFERENCE_NOTE, DesignView
-from studio.worker.jobs import RenderRequest
 
 CHOICES = {c.key: [None, *(item_key(i) for i in c.items)] for c in CATEGORIES}
 ALL_KEYS = {item_key(i) for c in CATEGORIES for i in c.items}

@@ -21,9 +21,9 @@ from studio_fakes import (
 
 from studio import app as app_module
 from studio.library.takes import TakeLibrary
+from studio.service.requests import AccelState, LoadRequest, ModelInfo
 from studio.settings import Settings
 from studio.views.main_window import MainWindow, load_request
-from studio.worker.jobs import AccelState, LoadRequest, ModelInfo
 
 
 def make_window(qtbot, settings: Settings, controller=None, player=None, **kwargs) -> MainWindow:

@@ -13,8 +13,8 @@ from take_fixtures import RATE, add, voice
 
 from studio.audio.loudness import loudness_lufs
 from studio.library.takes import TakeLibrary
+from studio.service.requests import LineDone, TakeAudio
 from studio.views.main_window import MainWindow
-from studio.worker.jobs import LineDone, TakeAudio
 
 DIALOGUE = """Alice: Good morning, Bob.
 Bob: Morning. Did you sleep well?
@@ -162,6 +162,6 @@ def test_with_the_setting_off_a_render_plays_nothing(studio, writer, player):
 
 
 def _result(lines: int):
-    from studio.worker.jobs import LinesResult
+    from studio.service.requests import LinesResult
 
     return LinesResult(lines, 1.0, 2.0)

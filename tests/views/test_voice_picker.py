@@ -9,11 +9,11 @@ import pytest
 from PySide6.QtCore import QSettings
 from studio_fakes import PLAYABLE, FakeController, FakePlayer
 
+from studio.service.requests import VoiceSaveRequest
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.main_window import MainWindow
 from studio.views.voice_picker import CHOOSE_FILE, OWN_CLIP
-from studio.worker.jobs import VoiceSaveRequest
 from tests.library.library_helpers import make_prompt, write_clip
 
 

@@ -13,8 +13,8 @@ import studio.engine.engine as engine_module
 from studio.engine.lexicon import Entry, Lexicon
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.library.takes import TakeLibrary
-from studio.worker.jobs import LinesRequest, LoadRequest, RenderRequest
-from studio.worker.lines import BATCH, batches
+from studio.service.lines import BATCH, batches
+from studio.service.requests import LinesRequest, LoadRequest, RenderRequest
 from studio.worker.worker import InferenceWorker
 
 FAST = GenerationOptions(decode=DecodeOptions(num_step=3), pad_duration=0.0)

@@ -14,9 +14,9 @@ import soundfile as sf
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.library.db import DB_FILE
 from studio.library.takes import TakeLibrary, TakeRun, TakeSettings
+from studio.service.requests import LoadRequest, RenderRequest
+from studio.service.snapshot import request_from_take
 from studio.worker.controller import WorkerController
-from studio.worker.jobs import LoadRequest, RenderRequest
-from studio.worker.snapshot import request_from_take
 from studio.worker.worker import InferenceWorker
 from tests.qt_waits import after_worker
 
@@ -230,7 +230,7 @@ def test_a_library_that_fails_to_open_with_an_os_error_still_delivers_the_takes(
     def failing_open(folder):
         raise OSError(5, "Input/output error")  # e.g. the lock or the folder scan failing
 
-    monkeypatch.setattr("studio.worker.keeper.TakeLibrary", failing_open)
+    monkeypatch.setattr("studio.service.takes.TakeLibrary", failing_open)
     run = Run(engine, tmp_path / "data")
     try:
         result = run.render(RenderRequest("Still delivered.", seeds=(1, 2), options=FAST, mode="design"))
@@ -269,7 +269,7 @@ def test_a_take_stored_before_quick_start_chunking_re_renders_as_it_was(run):
     rendered with the reference's chunking, and their re-render keeps it (identical)."""
     from dataclasses import asdict
 
-    from studio.worker.snapshot import options_of
+    from studio.service.snapshot import options_of
 
     old = asdict(FAST)
     del old["chunking"], old["first_chunk_duration"]

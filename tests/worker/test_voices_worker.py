@@ -11,7 +11,7 @@ import soundfile as sf
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.library.takes import TakeLibrary
 from studio.library.voices import VoiceLibrary
-from studio.worker.jobs import LoadRequest, RenderRequest, VoiceSaveRequest
+from studio.service.requests import LoadRequest, RenderRequest, VoiceSaveRequest
 from studio.worker.worker import InferenceWorker
 
 SAME = GenerationOptions(decode=DecodeOptions(num_step=4, position_temperature=0.0,

@@ -10,7 +10,7 @@ import pytest
 
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import GenerationOptions
-from studio.worker.jobs import LoadRequest, RenderRequest
+from studio.service.requests import LoadRequest, RenderRequest
 from studio.worker.worker import INTERNAL_ERROR, TAKES_NOT_SAVED, InferenceWorker
 from tests.accel_fakes import FakeCudaPlatform, install_fake_flashinfer
 

@@ -21,7 +21,7 @@ SCRIPT = textwrap.dedent("""
 
     app = QCoreApplication([])
     from studio.worker.controller import WorkerController
-    from studio.worker.jobs import LoadRequest, RenderRequest
+    from studio.service.requests import LoadRequest, RenderRequest
     from studio.engine.options import GenerationOptions
     from studio.engine.options import DecodeOptions
 
