@@ -74,7 +74,7 @@ def finish_line(studio, writer, job, request, n, clip) -> None:
     take = add(writer, line.text, seed=line.seeds[0], instruct=line.instruct, audio=clip).id
     done = LineDone(request.keys[n], TakeAudio(clip, RATE, line.seeds[0], take), n,
                     len(request.lines))
-    controller.worker.line_rendered.emit(job, done)
+    job.report("line", done)
 
 
 def test_lines_play_in_script_order_as_their_batches_end(studio, writer, player):
@@ -111,7 +111,7 @@ def test_lines_play_in_script_order_as_their_batches_end(studio, writer, player)
     view.playButton.click()
     assert player.state() == "playing" and player.calls[-2][0] != "load", \
         "Play carries on with what was heard, not the mix from the start"
-    controller.worker.lines_finished.emit(job, _result(4))
+    job.report("done", _result(4))
     assert view.playButton.text() == "Pause"
 
 
