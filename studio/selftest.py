@@ -261,8 +261,8 @@ def studio_probe(checkpoint: str) -> dict:
     from PySide6.QtWidgets import QApplication
 
     from studio.engine.options import DecodeOptions, GenerationOptions
+    from studio.service.requests import LoadRequest, RenderRequest
     from studio.worker.controller import WorkerController
-    from studio.worker.jobs import LoadRequest, RenderRequest
     from studio.worker.worker import InferenceWorker
 
     app = QApplication.instance() or QApplication(["omnivoice-desktop-selftest"])
@@ -273,17 +273,18 @@ def studio_probe(checkpoint: str) -> dict:
         worker, loop = controller.worker, QEventLoop()
         worker.model_loaded.connect(lambda _info: loop.quit())
         worker.model_failed.connect(lambda reason: (facts.update(error=reason), loop.quit()))
-        worker.finished.connect(lambda _job, result: (facts.update(
-            audio_seconds=result.audio_seconds, seconds=result.seconds), loop.quit()))
-        worker.failed.connect(lambda _job, reason: (facts.update(error=reason), loop.quit()))
         QTimer.singleShot(STUDIO_PROBE_TIMEOUT_S * 1000, loop.quit)
         controller.load_model(LoadRequest(checkpoint, device="cpu", precision="fp32",
                                           disk_cache=False))
         loop.exec()
         if "error" not in facts:
             options = GenerationOptions(decode=DecodeOptions(num_step=4), postprocess=False)
-            controller.render(RenderRequest(text="Self test of the studio.", instruct="female",
-                                            mode="design", seeds=(1,), options=options))
+            job = controller.render(RenderRequest(text="Self test of the studio.",
+                                                  instruct="female", mode="design", seeds=(1,),
+                                                  options=options))
+            job.done.connect(lambda result: (facts.update(
+                audio_seconds=result.audio_seconds, seconds=result.seconds), loop.quit()))
+            job.failed.connect(lambda reason: (facts.update(error=reason), loop.quit()))
             loop.exec()
         controller.shutdown()
     facts["ok"] = "audio_seconds" in facts and facts["audio_seconds"] > 0

@@ -35,6 +35,22 @@ def after_worker(qtbot, signal, timeout: int = 60_000):
         signal.disconnect(relay.relay)
 
 
+@contextlib.contextmanager
+def after_job(qtbot, controller, signal: str = "done", timeout: int = 60_000):
+    """``with after_job(qtbot, controller) as got: <click Generate>``: waits for
+    ``signal`` of the next job the controller hands out, until the window's own
+    receivers have run too; then ``got.args`` (e.g. ``(result,)``)."""
+    relay = _Relay()
+
+    def started(job) -> None:
+        controller.job_started.disconnect(started)
+        getattr(job, signal).connect(relay.relay, Qt.ConnectionType.QueuedConnection)
+
+    controller.job_started.connect(started)
+    with qtbot.waitSignal(relay.arrived, timeout=timeout) as blocker:
+        yield _Arrival(blocker)
+
+
 class _Arrival:
     def __init__(self, blocker):
         self._blocker = blocker

@@ -17,7 +17,6 @@ REASON = "Long because"
 
 PENDING: dict[str, str] = {
     "views/main_window.py": "the wiring shrinks with one job object per job (issue 27)",
-    "worker/worker.py": "the worker is split by what it holds (issue 27)",
 }
 
 

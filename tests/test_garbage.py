@@ -111,7 +111,7 @@ def test_the_collector_follows_pythons_thresholds_and_hands_back(qapp):
 
 
 def test_dropping_the_model_frees_it_without_a_collection(engine, tiny_checkpoint, qapp):
-    from studio.worker.jobs import LoadRequest
+    from studio.service.requests import LoadRequest
     from studio.worker.worker import InferenceWorker
 
     worker = InferenceWorker()

@@ -29,7 +29,7 @@ def test_the_collector_finds_each_kind_of_message(messages):
     from studio.audio.backend import PORTAUDIO_MISSING
     from studio.engine.accel.reasons import REASONS
     from studio.selftest import TORCHAUDIO_MISSING
-    from studio.worker.worker import INTERNAL_ERROR
+    from studio.worker.sentences import INTERNAL_ERROR
 
     found = _templates(messages)
     assert INTERNAL_ERROR in found  # a constant sent through a failed signal

@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings, Qt
 
 from studio.settings import Settings
 from tests.audio_output import need_output
-from tests.qt_waits import after_worker
+from tests.qt_waits import after_job, after_worker
 
 
 @pytest.fixture
@@ -69,8 +69,9 @@ def test_generate_shows_progress_in_order_and_the_take_plays(qtbot, studio, sett
     window, controller, player = studio
     settings.set_value("audio/play_while_rendering", False)  # streamed: the tests below
     steps = []
-    controller.worker.progress.connect(lambda job, step, n, chunk, chunks: steps.append(step))
-    with after_worker(qtbot, controller.worker.finished, timeout=60_000):
+    controller.job_started.connect(
+        lambda job: job.progress.connect(lambda step, n, chunk, chunks: steps.append(step)))
+    with after_job(qtbot, controller, timeout=60_000):
         _design_render(qtbot, window, "Hello from the studio.")
     assert steps == list(range(1, 13))  # Draft = 12 steps, reported in order
     takes = window.findChild(object, "takesList")
@@ -93,14 +94,14 @@ def test_play_as_it_renders_plays_the_first_chunk_before_the_last_and_keeps_the_
     audio chunk by chunk, and at the end the playback is the take's."""
     window, controller, player = studio
     events = []
-    controller.worker.chunk_ready.connect(
-        lambda job, chunk: events.append(("chunk", chunk.index, chunk.chunks)))
+    controller.job_started.connect(lambda job: job.chunk.connect(
+        lambda chunk: events.append(("chunk", chunk.index, chunk.chunks))))
     player.state_changed.connect(lambda state: events.append(("player", state)))
     keys = []
     player.loaded.connect(keys.append)
-    with after_worker(qtbot, controller.worker.finished, timeout=60_000) as done:
+    with after_job(qtbot, controller, timeout=60_000) as done:
         _design_render(qtbot, window, PARAGRAPH)
-    result = done.args[1]
+    result = done.args[0]
     chunks = [e for e in events if e[0] == "chunk"]
     assert len(chunks) >= 3 and chunks[-1][1] == chunks[-1][2] - 1
     playing = events.index(("player", "playing"))
@@ -132,7 +133,7 @@ def test_cancel_after_the_first_chunk_stops_playback_and_keeps_no_take(audio_out
             heard.append(player.state())  # at once, not when the worker reaches its next step
 
     player.state_changed.connect(cancel_once_it_plays)
-    with after_worker(qtbot, controller.worker.cancelled, timeout=60_000):
+    with after_job(qtbot, controller, "cancelled", timeout=60_000):
         _design_render(qtbot, window, PARAGRAPH, "Final")
     player.state_changed.disconnect(cancel_once_it_plays)
     assert len(heard) == 2 and heard[0] is not None  # it played the render's first chunk
@@ -174,18 +175,22 @@ def test_cancel_mid_render_leaves_the_worker_usable(qtbot, studio):
     window, controller, _ = studio
     view = window.designView
 
-    def cancel_at_second_step(job, step, *_):
-        if step == 2:
-            controller.cancel()  # sets a threading.Event: safe from the worker thread
+    def cancel_at_second_step(job):
+        def reported(signal, args):
+            if signal == "progress" and args[0] == 2:
+                job.cancel()  # sets a threading.Event: safe from the worker thread
 
-    # Direct: on a loaded machine the queued progress could arrive after the render ended.
-    controller.worker.progress.connect(cancel_at_second_step, Qt.ConnectionType.DirectConnection)
-    with after_worker(qtbot, controller.worker.cancelled, timeout=60_000):
+        # Direct, as the worker reports: on a loaded machine the queued progress could
+        # arrive after the render ended.
+        job.reported.connect(reported, Qt.ConnectionType.DirectConnection)
+
+    controller.job_started.connect(cancel_at_second_step)
+    with after_job(qtbot, controller, "cancelled", timeout=60_000):
         _design_render(qtbot, window, "This render will be cancelled.", "Final")
-    controller.worker.progress.disconnect(cancel_at_second_step)
+    controller.job_started.disconnect(cancel_at_second_step)
     assert window.findChild(object, "takesList").model().rowCount() == 0
     qtbot.waitUntil(view.findChild(object, "generateButton").isEnabled, timeout=5_000)
-    with after_worker(qtbot, controller.worker.finished, timeout=60_000):
+    with after_job(qtbot, controller, timeout=60_000):
         _design_render(qtbot, window, "And this one finishes.")
     assert window.findChild(object, "takesList").model().rowCount() == 1
 
@@ -207,18 +212,18 @@ def test_a_failing_job_shows_its_reason_on_the_status_bar(qtbot, studio, tmp_pat
     # ... and a job that still needs it (the window told it is there) fails in one
     # sentence, without downloading or a traceback.
     window.modelSetup.asr._on_disk = lambda model: model
-    with after_worker(qtbot, controller.worker.failed, timeout=60_000) as failed:
+    with after_job(qtbot, controller, "failed", timeout=60_000) as failed:
         qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
-    reason = failed.args[1]
+    reason = failed.args[0]
     assert reason.startswith("Transcribing needs the speech recognition model") and "\n" not in reason
     status = window.findChild(object, "statusMessage")
     qtbot.waitUntil(lambda: reason in status.toolTip() + status.text(), timeout=5_000)
     # The worker is still fine afterwards.
     view.reference.set_transcript("A clip to clone.")
-    with after_worker(qtbot, controller.worker.finished, timeout=60_000) as done:
+    with after_job(qtbot, controller, timeout=60_000) as done:
         qtbot.mouseClick(view.findChild(object, "generateButton"), Qt.MouseButton.LeftButton)
-    assert done.args[1].prompt_source == "encoded"
-    assert np.isfinite(done.args[1].takes[0].audio).all()
+    assert done.args[0].prompt_source == "encoded"
+    assert np.isfinite(done.args[0].takes[0].audio).all()
 
 
 def test_three_takes_of_one_generate_are_listed_after_a_restart(qtbot, qapp, settings,
@@ -246,9 +251,9 @@ def test_three_takes_of_one_generate_are_listed_after_a_restart(qtbot, qapp, set
             window.load_model()
         window.show_view("design")
         window.designView.form.takesSpin.setValue(3)
-        with after_worker(qtbot, window._controller.worker.finished, timeout=120_000) as done:
+        with after_job(qtbot, window._controller, timeout=120_000) as done:
             _design_render(qtbot, window, "Three takes at once.")
-        result = done.args[1]
+        result = done.args[0]
         ids = [t.take_id for t in result.takes]
         assert len(ids) == 3 and None not in ids
         assert len({t.seed for t in result.takes}) == 3

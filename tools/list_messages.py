@@ -273,6 +273,9 @@ class Source:
               and (_name_of(func.value) or "").endswith(EMIT_SUFFIXES)):
             for arg in node.args:
                 yield "failed signal", arg
+        elif (name == "report" and len(node.args) > 1 and isinstance(node.args[0], ast.Constant)
+              and node.args[0].value == "failed"):  # a worker job's end: job.report("failed", ...)
+            yield "failed signal", node.args[1]
         elif name == "show_message" and node.args and not _is_bar(func) and not any(
                 k.arg == "error" and isinstance(k.value, ast.Constant) and k.value.value is False
                 for k in node.keywords):

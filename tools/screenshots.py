@@ -37,6 +37,7 @@ def main(out: Path) -> int:
     from studio.settings import Settings
     from studio.views.main_window import MainWindow
     from studio.worker.controller import WorkerController
+    from studio.worker.job import Job
 
     checkpoint = build_random_checkpoint(work / "OmniVoice")
     reads = add_demo_takes(work / "data", str(checkpoint))
@@ -51,6 +52,9 @@ def main(out: Path) -> int:
     window.show()
 
     def wait_for(signal, ms=120_000) -> None:
+        """``signal``, or a job (from a click: the controller's newest): until it ends."""
+        if signal is controller:
+            signal = max(controller.findChildren(Job), key=lambda job: job.number).ended
         loop = QEventLoop()
         signal.connect(loop.quit)
         QTimer.singleShot(ms, loop.quit)
@@ -64,7 +68,7 @@ def main(out: Path) -> int:
     window.designView.attributes.set_description("an elderly woman with a british accent")
     window.designView.form.set_preset("Draft")
     window.designView.form.generateButton.click()
-    wait_for(controller.worker.finished)
+    wait_for(controller)
     window.cloneView.form.set_text("Welcome back to the show.")
     for name in ("clone", "design", "settings"):
         window.show_view(name)
@@ -155,7 +159,7 @@ def shoot_voices(app, window, controller, out: Path, wait_for, work: Path) -> No
     """The Voices view empty, with a dozen saved voices, and with a search active."""
     import soundfile as sf
 
-    from studio.worker.jobs import VoiceSaveRequest
+    from studio.service.requests import VoiceSaveRequest
 
     window.show_view("voices")
     app.processEvents()
@@ -168,9 +172,8 @@ def shoot_voices(app, window, controller, out: Path, wait_for, work: Path) -> No
         audio, rate = speech_like(3.0 + (n % 5), -20.0, seed=40 + n)
         clip = clips / f"voice-{n}.wav"
         sf.write(clip, audio, rate)
-        controller.save_voice(VoiceSaveRequest(name, clip, text, tags=tuple(
-            t.strip() for t in tags.split(","))))
-        wait_for(controller.worker.voice_saved)
+        wait_for(controller.save_voice(VoiceSaveRequest(name, clip, text, tags=tuple(
+            t.strip() for t in tags.split(",")))).ended)
     app.processEvents()
     view = window.voicesView
     view.refresh(select=view.model.entry(0).voice.id)
@@ -232,16 +235,15 @@ def shoot_script(app, window, controller, out: Path, wait_for, work: Path) -> No
     view.presetCombo.setCurrentText("Draft")
     shots = []
 
-    def mid_render(_job, done) -> None:
+    def mid_render(done) -> None:
         if done.index == 2 and not shots:  # a few lines in: some done, one rendering
             app.processEvents()
             shots.append(out / "studio-script-rendering.png")
             window.grab().save(str(shots[0]))
 
-    controller.worker.line_rendered.connect(mid_render)
+    controller.job_started.connect(lambda job: job.line.connect(mid_render))
     view.renderAllButton.click()
-    wait_for(controller.worker.lines_finished)
-    controller.worker.line_rendered.disconnect(mid_render)
+    wait_for(controller)
     app.processEvents()
     view.select_row(2)
     app.processEvents()
@@ -267,7 +269,7 @@ def shoot_takes(app, window, controller, out: Path, wait_for, reads: list[str]) 
     form.set_text("Good evening. The last train to Edinburgh leaves at half past nine.")
     form.takesSpin.setValue(3)
     form.generateButton.click()
-    wait_for(controller.worker.finished)
+    wait_for(controller)
     panel = window.takesPanel
     settle(lambda: panel.model.rowCount() >= 7)
     batch = [panel.model.take(r) for r in range(3)]

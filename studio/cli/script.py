@@ -208,8 +208,8 @@ def _keep_takes(args, script, specs, rendered, engine) -> int:
     from studio.engine.engine import GenerationOptions
     from studio.engine.options import DecodeOptions
     from studio.scripts.project import Project
-    from studio.worker.jobs import AccelState, RenderRequest
-    from studio.worker.keeper import TakeKeeper, take_run
+    from studio.service.requests import AccelState, RenderRequest
+    from studio.service.takes import TakeKeeper, take_run
 
     keeper, notes, chosen, named = TakeKeeper(), [], {}, False
     options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))

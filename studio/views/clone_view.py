@@ -12,13 +12,13 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from studio.service.requests import RenderRequest, VoiceSaveRequest
 from studio.views.generate_form import GenerateForm
 from studio.views.job_slots import JobSlots
 from studio.views.reference_panel import ReferencePanel
 from studio.views.voice_picker import VoicePicker
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.page import ContentLayout, rule
-from studio.worker.jobs import RenderRequest, VoiceSaveRequest
 
 STATE_PREFIX = "clone"
 NO_REFERENCE = "Choose a reference clip to clone, or use the Design view."

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from studio.errors import UserError
+from studio.service.requests import RenderRequest
 from studio.views.design_attributes import DesignAttributes
 from studio.views.generate_form import GenerateForm
 from studio.views.job_slots import JobSlots
@@ -20,7 +21,6 @@ from studio.views.reference_panel import ReferencePanel
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.widgets.page import ContentLayout, rule
-from studio.worker.jobs import RenderRequest
 
 STATE_PREFIX = "design"
 NO_TEXT = "Type the text the voice should say."

@@ -1,9 +1,9 @@
 """MainWindow: the sidebar (Clone / Design / Voices / Script / Settings), the takes panel, the status bar,
 and the wiring between the views and the worker controller.
 
-The window routes each worker signal to the view whose job it is (job ids come back
-from ``controller.render`` / ``controller.transcribe``), so two views can never
-show each other's progress.
+Each render, transcription or voice save is a job (``studio.worker.job.Job``, from
+``controller.render`` and the like) whose signals the window connects to the view
+that asked, so two views can never show each other's progress.
 """
 
 from __future__ import annotations
@@ -29,6 +29,16 @@ from PySide6.QtWidgets import (
 from studio import __version__
 from studio.errors import UserError
 from studio.model_state import ModelState, Phase
+from studio.service.requests import (
+    AccelState,
+    LineDone,
+    LinesRequest,
+    LinesResult,
+    LoadRequest,
+    ModelInfo,
+    RenderRequest,
+    RenderResult,
+)
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
@@ -44,16 +54,6 @@ from studio.views.undo import UndoStack, snapshot_edit
 from studio.views.voices_view import VoicesView
 from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.widgets.wheel_guard import WheelGuard
-from studio.worker.jobs import (
-    AccelState,
-    LineDone,
-    LinesRequest,
-    LinesResult,
-    LoadRequest,
-    ModelInfo,
-    RenderRequest,
-    RenderResult,
-)
 
 VIEW_MIN_WIDTH = 520  # the pages fit this (tests/views/test_page_widths.py): none is cut off
 VIEWS = ("clone", "design", "voices", "script", "settings")
@@ -101,7 +101,7 @@ def load_request(settings: Settings, source: str | None = None) -> LoadRequest:
 
 def backend_config(settings: Settings):
     """Settings → Backend as the worker takes it: a BackendConfig, or None (render here)."""
-    from studio.worker.remote import BackendConfig
+    from studio.service.remote_renderer import BackendConfig
 
     if settings.value("backend/kind") != "remote":
         return None
@@ -150,9 +150,7 @@ class MainWindow(QMainWindow):
         self._controller = controller
         self._player = player
         self._model_override = model_override
-        self._jobs: dict[int, QWidget] = {}  # render job -> view
-        self._transcriptions: dict[int, tuple[QWidget, Path]] = {}  # job -> (view, its clip)
-        self._voice_saves: set[int] = set()  # Save as voice jobs of the Clone view
+        self._renders: list[tuple[QWidget, object]] = []  # (view, its render job) running
         self._notices: list[str] = []  # start-up sentences the model-ready line must not hide
         self._stopped: bool | None = None  # after shutdown: whether the worker thread stopped
         if audio_status is None:
@@ -279,16 +277,8 @@ class MainWindow(QMainWindow):
         script.project_changed.connect(lambda _path: self._follow_project())
         self.sidebar.currentRowChanged.connect(lambda _row: self._follow_project())
         script.play_failed.connect(self.statusBarWidget.show_error)
-        worker.line_rendered.connect(self._line_rendered)
-        worker.lines_finished.connect(self._lines_finished)
         self.modelSetup.wire()  # the worker's model signals, first: the state is set by then
         worker.model_loaded.connect(self._model_loaded)
-        worker.progress.connect(self._progress)
-        worker.chunk_ready.connect(self._chunk_ready)
-        worker.finished.connect(self._finished)
-        worker.failed.connect(self._failed)
-        worker.cancelled.connect(self._cancelled)
-        worker.transcribed.connect(self._transcribed)
         worker.accel_changed.connect(self._accel_changed)
         worker.cache_cleared.connect(self._cache_cleared)
         self._controller.accel_availability.connect(self._accel_availability)
@@ -302,7 +292,6 @@ class MainWindow(QMainWindow):
         self.takesPanel.copy_settings_requested.connect(self._copy_settings)
         self.takesPanel.use_as_voice_requested.connect(self._take_as_voice)
         worker.takes_failed.connect(self._takes_failed)
-        worker.voice_saved.connect(self._voice_saved)
         worker.voices_changed.connect(self._voices_changed)
         worker.voices_failed.connect(self._voices_failed)
         worker.voices_note.connect(self.statusBarWidget.show_message)
@@ -388,16 +377,16 @@ class MainWindow(QMainWindow):
             return  # an empty transcript is transcribed first: asked before a download
         if self._can_play and self._settings.value("audio/play_while_rendering"):
             request = dataclasses.replace(request, stream=True)
-        job = self._controller.render(request)
-        self._jobs[job] = view
-        view.set_busy(True)
+        job = self._watch(view, self._controller.render(request))
+        job.chunk.connect(lambda chunk: view.on_chunk(job.number, chunk))
+        job.done.connect(lambda result: self._finished(view, job, result))
         self.statusBarWidget.show_message("Rendering …")
 
     @Slot(object)
     def _render_lines(self, request: LinesRequest) -> None:
-        job = self._controller.render_lines(request)
-        self._jobs[job] = self.scriptView
-        self.scriptView.set_busy(True)
+        job = self._watch(self.scriptView, self._controller.render_lines(request))
+        job.line.connect(self._line_rendered)
+        job.done.connect(lambda result: self._lines_finished(job, result))
         if self._can_play and self._settings.value("audio/play_while_rendering"):
             self.scriptView.listen(request.keys)
         self.statusBarWidget.show_message(f"Rendering {len(request.lines)} line"
@@ -431,7 +420,7 @@ class MainWindow(QMainWindow):
     @Slot(object, int)
     def _rerender(self, take, seed: int) -> None:
         """Render a take again (its own seed: identical audio) through Generate's path."""
-        from studio.worker.snapshot import request_from_take
+        from studio.service.snapshot import request_from_take
 
         try:
             request = request_from_take(take, seed)
@@ -471,7 +460,7 @@ class MainWindow(QMainWindow):
 
     def _cancel(self, view) -> None:
         view.stop_live()
-        for job, owner in list(self._jobs.items()):
+        for owner, job in self._renders:
             if owner is view:
                 self._controller.cancel(job)
 
@@ -479,18 +468,23 @@ class MainWindow(QMainWindow):
         if not self.modelSetup.asr_ready(view, view.reference.transcribeButton.click):
             return
         job = self._controller.transcribe(path)
-        self._transcriptions[job] = (view, path)
+        job.done.connect(lambda text: self._transcribed(view, path, text))
+        job.failed.connect(lambda sentence: (view.on_transcribe_failed(sentence, path),
+                                             self.statusBarWidget.show_error(sentence)))
+        job.cancelled.connect(lambda: (view.on_transcribe_failed("Transcription cancelled.",
+                                                                 path),
+                                       self.statusBarWidget.show_message("Cancelled.")))
         self.statusBarWidget.show_message(f"Transcribing {path.name} …")
 
     def _save_voice(self, request) -> None:
         job = self._controller.save_voice(request)
-        self._voice_saves.add(job)
+        job.done.connect(self._voice_saved)
+        job.failed.connect(lambda sentence: (self.cloneView.voice_save_failed(sentence),
+                                             self.statusBarWidget.show_error(sentence)))
         self.cloneView.voices.set_can_save(False)  # until this save ends
         self.statusBarWidget.show_message(f"Saving the voice '{request.name}' …")
 
-    @Slot(int, str)
-    def _voice_saved(self, job: int, voice_id: str) -> None:
-        self._voice_saves.discard(job)
+    def _voice_saved(self, voice_id: str) -> None:
         self.cloneView.voice_saved(voice_id)
         voice = self.cloneView.voices.current_voice()
         if voice is not None:
@@ -593,32 +587,27 @@ class MainWindow(QMainWindow):
         self.statusBarWidget.set_accel(state)
         self.settingsView.set_accel_state(state)
 
-    @Slot(int, int, int, int, int)
-    def _progress(self, job: int, step: int, steps: int, chunk: int, chunks: int) -> None:
-        view = self._jobs.get(job)
-        if view is not None:
-            view.on_progress(step, steps, chunk, chunks)
+    def _watch(self, view, job):
+        """A render job of ``view`` (a Generate or a script's lines): its progress and its
+        end go to that view alone, and the view stays busy while it has one running."""
+        self._renders.append((view, job))
+        view.set_busy(True)
+        job.progress.connect(view.on_progress)
+        job.failed.connect(lambda sentence: self._render_failed(view, job, sentence))
+        job.cancelled.connect(lambda: self._render_cancelled(view, job))
+        return job
 
-    @Slot(int, object)
-    def _chunk_ready(self, job: int, chunk) -> None:
-        view = self._jobs.get(job)
-        if view is not None:
-            view.on_chunk(job, chunk)
+    def _render_ended(self, view, job) -> None:
+        """``job`` is over: ``view`` is told whether it still has others."""
+        self._renders = [(v, j) for v, j in self._renders if j is not job]
+        view.set_busy(any(owner is view for owner, _job in self._renders))
 
-    def _job_ended(self, job: int):
-        """The view whose render ``job`` was, now told whether it still has others."""
-        view = self._jobs.pop(job, None)
-        if view is not None:
-            view.set_busy(any(owner is view for owner in self._jobs.values()))
-        return view
-
-    @Slot(int, object)
-    def _finished(self, job: int, result: RenderResult) -> None:
-        view = self._job_ended(job)
+    def _finished(self, view, job, result: RenderResult) -> None:
+        self._render_ended(view, job)
         self.takesPanel.show_result(result)
-        if view is not None:  # after the takes are listed: the live playback becomes the take's
-            first = self.takesPanel.current_take()
-            view.on_finished(self.takesPanel.model.key_of(first) if first is not None else None)
+        # After the takes are listed: the live playback becomes the take's.
+        first = self.takesPanel.current_take()
+        view.on_finished(self.takesPanel.model.key_of(first) if first is not None else None)
         takes = len(result.takes)
         audio = result.audio_seconds
         rtf = result.seconds / audio if audio > 0 else 0.0
@@ -631,48 +620,30 @@ class MainWindow(QMainWindow):
             text += " " + " ".join(result.warnings)
         self.statusBarWidget.show_message(text)
 
-    @Slot(int, object)
-    def _line_rendered(self, job: int, done: LineDone) -> None:
-        if self._jobs.get(job) is self.scriptView:
-            self.takesPanel.refresh()  # the line's take is in the library: list it now
-            self.scriptView.on_line(done)
+    @Slot(object)
+    def _line_rendered(self, done: LineDone) -> None:
+        self.takesPanel.refresh()  # the line's take is in the library: list it now
+        self.scriptView.on_line(done)
 
-    @Slot(int, object)
-    def _lines_finished(self, job: int, result: LinesResult) -> None:
-        view = self._job_ended(job)
+    def _lines_finished(self, job, result: LinesResult) -> None:
+        self._render_ended(self.scriptView, job)
         self.takesPanel.refresh()  # the lines' takes are in the library now
-        if view is not None:
-            view.on_lines_finished(result)
+        self.scriptView.on_lines_finished(result)
 
-    @Slot(int, str)
-    def _failed(self, job: int, sentence: str) -> None:
-        if self.modelStatus.server_url is not None and job in self._jobs:
+    def _render_failed(self, view, job, sentence: str) -> None:
+        if self.modelStatus.server_url is not None:
             self.modelSetup.probe_server()  # a render the server refused: does it still answer?
-        view = self._job_ended(job)
-        if view is not None:
-            view.on_failed(sentence)
-        transcribing = self._transcriptions.pop(job, None)
-        if transcribing is not None:
-            transcribing[0].on_transcribe_failed(sentence, transcribing[1])
-        if job in self._voice_saves:
-            self._voice_saves.discard(job)
-            self.cloneView.voice_save_failed(sentence)
+        self._render_ended(view, job)
+        view.on_failed(sentence)
         self.statusBarWidget.show_error(sentence)
 
-    @Slot(int)
-    def _cancelled(self, job: int) -> None:
-        view = self._job_ended(job)
-        if view is not None:
-            view.on_cancelled()
-        transcribing = self._transcriptions.pop(job, None)
-        if transcribing is not None:
-            transcribing[0].on_transcribe_failed("Transcription cancelled.", transcribing[1])
+    def _render_cancelled(self, view, job) -> None:
+        self._render_ended(view, job)
+        view.on_cancelled()
         self.statusBarWidget.show_message("Cancelled.")
 
-    @Slot(int, str)
-    def _transcribed(self, job: int, text: str) -> None:
-        view, clip = self._transcriptions.pop(job, (None, None))
-        if view is not None and not view.set_transcript(text, clip):
+    def _transcribed(self, view, clip: Path, text: str) -> None:
+        if not view.set_transcript(text, clip):
             # The user picked another clip meanwhile: this transcript describes the old one.
             self.statusBarWidget.show_message(f"The transcript of {clip.name} was not used: "
                                               "the clip changed while it was transcribed.")

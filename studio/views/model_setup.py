@@ -14,11 +14,11 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer, Slot
 
 from studio.model_state import ModelState, ModelStatus, Phase
+from studio.service.requests import ModelInfo
 from studio.views.asr_download import AsrDownload
 from studio.views.connection_test import ConnectionTest
 from studio.views.model_download import looks_like_repo
 from studio.views.setup_card import SetupCard
-from studio.worker.jobs import ModelInfo
 
 SERVER_RETRY_MS = 15_000  # a speech server that did not answer is asked again this often
 

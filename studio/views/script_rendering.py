@@ -20,8 +20,8 @@ class RendersLines:
     def render_lines(self, line_ids, *, new_seed: bool = False) -> None:
         """Ask the worker for these lines, batched by voice, in script order."""
         from studio.engine.options import DecodeOptions, GenerationOptions
-        from studio.worker.jobs import LinesRequest
-        from studio.worker.lines import line_request
+        from studio.service.lines import line_request
+        from studio.service.requests import LinesRequest
 
         if self.project is None or self._busy or not line_ids:
             return

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 from studio.engine.accel_probe import ACCEL_LABELS
 from studio.engine.hub_download import describe_progress
 from studio.engine.options import ACCEL_MODES, DEVICE_CHOICES, PRECISION_CHOICES
+from studio.service.requests import AccelState
 from studio.settings import BY_KEY, Settings
 from studio.views.connection_test import ConnectionTest
 from studio.views.model_download import (
@@ -50,7 +51,6 @@ from studio.views.model_download import (
     looks_like_repo,
 )
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
-from studio.worker.jobs import AccelState
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
 from studio.engine.accel_probe import ACCEL_LABELS
 from studio.model_state import ModelState, Phase
-from studio.worker.jobs import AccelState, ModelInfo
+from studio.service.requests import AccelState, ModelInfo
 
 REQUESTED, ACTIVE, FELL_BACK, OFF = "requested", "active", "fell back", "off"
 

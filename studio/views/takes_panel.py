@@ -54,6 +54,7 @@ from studio.engine.options import MAX_SEED
 from studio.errors import UserError
 from studio.library.session_takes import SessionTakes, TakeShelf, is_unsaved
 from studio.library.takes import NO_PROJECT
+from studio.service.snapshot import unsaved_take
 from studio.views.prepared_files import PressList
 from studio.views.take_delegate import STAR_ON, TakeDelegate
 from studio.views.take_detail import TakeDetail
@@ -63,7 +64,6 @@ from studio.views.takes_projects import ProjectFilter, project_name
 from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.widgets.undo_bar import UndoBar
-from studio.worker.snapshot import unsaved_take
 
 SEARCH_DELAY_MS = 200
 AUDIO_CACHE = 8  # decoded takes kept for the waveform and quick replay

@@ -6,7 +6,6 @@ int8 recorded as int8 (CLI report and the take library)."""
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 import torch
@@ -151,20 +150,19 @@ def test_cli_reports_int8(tiny_checkpoint, tmp_path, capfd):
 
 def test_a_take_rendered_in_int8_records_int8(tiny_checkpoint, tmp_path, qapp):
     from studio.library.takes import TakeLibrary
-    from studio.worker.jobs import LoadRequest, RenderRequest
+    from studio.service.requests import LoadRequest, RenderRequest
     from studio.worker.worker import InferenceWorker
+    from tests.job_log import job_for
 
     engine = Engine.load(tiny_checkpoint, device="cpu", precision="int8")
     worker = InferenceWorker(load_engine=lambda *a, **k: engine, data_dir=tmp_path)
     loaded, finished, failed = [], [], []
     worker.model_loaded.connect(loaded.append)
-    worker.finished.connect(lambda job, result: finished.append(result))
-    worker.failed.connect(lambda job, text: failed.append(text))
     try:
         worker.load_model(LoadRequest(source="tiny", precision="int8", disk_cache=False))
-        worker.render(1, RenderRequest("Stored as int8.", seeds=(3,), mode="design",
-                                       options=GenerationOptions(decode=DecodeOptions(num_step=2))),
-                      threading.Event())
+        worker.render(job_for(done=finished, failed=failed),
+                      RenderRequest("Stored as int8.", seeds=(3,), mode="design",
+                                    options=GenerationOptions(decode=DecodeOptions(num_step=2))))
         assert not failed, failed
         assert loaded[-1].precision == "int8"
         assert finished[-1].precision == "int8"

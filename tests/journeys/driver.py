@@ -213,7 +213,8 @@ class Driver(QObject):
             player.state_changed.connect(self._player_state)
         worker = window._controller.worker
         worker.model_loaded.connect(lambda _info: self._see("model_loaded"))
-        worker.finished.connect(lambda _job, _result: self._see("take"))
+        window._controller.job_started.connect(
+            lambda job: job.done.connect(lambda _result: self._see("take")))
         self._lateness = Lateness(self)
 
     def _see(self, what: str) -> None:

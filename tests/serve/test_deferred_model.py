@@ -7,14 +7,13 @@ either way."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from studio.library.takes import TakeLibrary
-from studio.worker.jobs import LoadRequest, RenderRequest, VoiceSaveRequest
-from studio.worker.remote import BackendConfig
+from studio.service.remote_renderer import BackendConfig
+from studio.service.requests import LoadRequest, RenderRequest, VoiceSaveRequest
 from studio.worker.worker import InferenceWorker
+from tests.job_log import job_for
 from tests.serve.servers import API_KEY, DESIGN, TEXT, speech_like_wav
 from tests.serve.test_remote_takes import OPTIONS
 
@@ -34,15 +33,13 @@ class Session:
         self.events, self.failed, self.finished, self.saved = [], [], [], []
         self.worker.model_loaded.connect(lambda info: self.events.append("loaded"))
         self.worker.accel_availability.connect(lambda _modes: self.events.append("modes"))
-        self.worker.failed.connect(lambda job, text: self.failed.append(text))
-        self.worker.finished.connect(lambda job, result: self.finished.append(result))
-        self.worker.voice_saved.connect(lambda job, voice_id: self.saved.append(voice_id))
         self.worker.set_backend(BackendConfig(url, API_KEY))
         self.worker.defer_model(LoadRequest(source="tiny"))
 
     def design(self, text: str):
-        self.worker.render(len(self.finished) + 1, RenderRequest(
-            text, instruct=DESIGN, mode="design", seeds=(3,), options=OPTIONS), threading.Event())
+        self.worker.render(job_for(len(self.finished) + 1, done=self.finished, failed=self.failed),
+                           RenderRequest(text, instruct=DESIGN, mode="design", seeds=(3,),
+                                         options=OPTIONS))
         assert not self.failed, self.failed
         return self.finished[-1]
 
@@ -66,7 +63,7 @@ def test_renders_go_to_the_server_with_no_model_loaded_here(session):
 
 def test_saving_a_voice_loads_the_model_then(session, tmp_path):
     clip = speech_like_wav(tmp_path / "me.wav")
-    session.worker.save_voice(1, VoiceSaveRequest("Me", clip, "A clip of speech for the test."))
+    session.worker.save_voice(job_for(done=session.saved, failed=session.failed), VoiceSaveRequest("Me", clip, "A clip of speech for the test."))
     assert session.failed == [] and len(session.saved) == 1
     assert session.loads == 1 and session.events == ["modes", "loaded", "modes"]
     session.design(TEXT)  # still on the server, and the model is not loaded again

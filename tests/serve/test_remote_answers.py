@@ -258,11 +258,11 @@ def test_synth_with_malformed_headers_says_one_sentence_or_works(tmp_path):
 
 
 def test_the_studio_worker_render_ends_at_its_deadline():
-    """The window's remote path (worker/remote.py) has the same deadline."""
+    """The window's remote path (service/remote_renderer.py) has the same deadline."""
     import studio.engine.decode  # noqa: F401 -- torch, imported by the render, not timed
     from studio.engine.options import GenerationOptions
-    from studio.worker.jobs import RenderRequest
-    from studio.worker.remote import BackendConfig, RemoteRenderer, Voice
+    from studio.service.remote_renderer import BackendConfig, RemoteRenderer, Voice
+    from studio.service.requests import RenderRequest
 
     def trickled(send):
         send(GOOD[:GOOD.index(b"\r\n\r\n") + 4])

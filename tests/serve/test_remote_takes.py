@@ -20,9 +20,10 @@ from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.library.takes import TakeLibrary
 from studio.remote.client import RemoteBackend
 from studio.remote.dialects import RemoteRequest
-from studio.worker.jobs import LinesRequest, RenderRequest
-from studio.worker.remote import BackendConfig
+from studio.service.remote_renderer import BackendConfig
+from studio.service.requests import LinesRequest, RenderRequest
 from studio.worker.worker import InferenceWorker
+from tests.job_log import job_for
 from tests.serve.servers import API_KEY, DESIGN, STEPS, TEXT, speech_like_wav
 
 OPTIONS = GenerationOptions(decode=DecodeOptions(num_step=STEPS))
@@ -38,15 +39,15 @@ class Studio:
         self.worker.set_backend(config)
         self.finished, self.failed, self.cancelled, self.chunks = [], [], [], []
         self.lines, self.lines_done = [], []
-        self.worker.finished.connect(lambda job, result: self.finished.append(result))
-        self.worker.failed.connect(lambda job, text: self.failed.append(text))
-        self.worker.cancelled.connect(lambda job: self.cancelled.append(job))
-        self.worker.chunk_ready.connect(lambda job, chunk: self.chunks.append(chunk))
-        self.worker.line_rendered.connect(lambda job, done: self.lines.append(done))
-        self.worker.lines_finished.connect(lambda job, result: self.lines_done.append(result))
+
+    def job(self, stop=None, done=None):
+        """Job 1, its signals collected here (``done``: the finished renders)."""
+        return job_for(1, stop=stop, done=self.finished if done is None else done,
+                       failed=self.failed, cancelled=self.cancelled, chunks=self.chunks,
+                       lines=self.lines)
 
     def render(self, request, cancel=None):
-        self.worker.render(1, request, cancel or threading.Event())
+        self.worker.render(self.job(cancel), request)
         assert not self.failed, self.failed
         assert not self.cancelled
         [result] = self.finished
@@ -190,7 +191,7 @@ def test_a_scripts_lines_render_on_the_server(studio, clip_file):
                            seeds=(2,), options=OPTIONS),
              RenderRequest("Sleep well?", instruct=DESIGN, seeds=(3,), options=OPTIONS,
                            mode="design"))
-    s.worker.render_lines(1, LinesRequest(lines, (7, 8, 9)), threading.Event())
+    s.worker.render_lines(s.job(done=s.lines_done), LinesRequest(lines, (7, 8, 9)))
     assert not s.failed
     assert [d.key for d in s.lines] == [7, 8, 9]
     [done] = s.lines_done
@@ -208,15 +209,15 @@ def test_failures_are_one_sentence_and_leave_no_take(studio, our_server):
              (BackendConfig("ftp://box"), "must start with http")]
     for config, said in cases:
         s = studio(config)
-        s.worker.render(1, RenderRequest(TEXT, instruct=DESIGN, options=OPTIONS,
-                                         mode="design"), threading.Event())
+        s.worker.render(s.job(), RenderRequest(TEXT, instruct=DESIGN, options=OPTIONS,
+                                         mode="design"))
         [sentence] = s.failed
         assert said in sentence and "\n" not in sentence
         assert not s.finished and not s.takes()
         s.failed.clear()
     s = studio()
-    s.worker.render(1, RenderRequest(TEXT, reference=our_server.data / "missing.wav",
-                                     options=OPTIONS), threading.Event())
+    s.worker.render(s.job(), RenderRequest(TEXT, reference=our_server.data / "missing.wav",
+                                     options=OPTIONS))
     assert s.failed and "transcript" in s.failed[0]
 
 
@@ -229,7 +230,7 @@ def test_cancel_closes_a_request_the_server_is_still_rendering(studio, our_serve
     with RemoteBackend(our_server.url, API_KEY) as remote:
         threading.Timer(1.0, cancel.set).start()
         started = time.perf_counter()
-        s.worker.render(1, request, cancel)
+        s.worker.render(s.job(cancel), request)
         cancelled_after = time.perf_counter() - started
         # The same render to its end, for scale: the cancel must not have waited for it.
         started = time.perf_counter()
@@ -242,7 +243,7 @@ def test_cancel_closes_a_request_the_server_is_still_rendering(studio, our_serve
 def test_a_render_s_takes_reach_the_server_together(studio, our_server, monkeypatch):
     """Takes: 3 sends three requests at once, so the server batches them; each take is
     still the server's render of its own seed."""
-    from studio.worker.remote import RemoteRenderer
+    from studio.service.remote_renderer import RemoteRenderer
 
     real, batch_sizes = RemoteRenderer.render, []
 
@@ -279,7 +280,7 @@ def test_takes_at_once_on_omnivoice_server(studio, their_server):
 
 def test_one_failed_take_fails_the_render_and_stops_the_others(studio, monkeypatch):
     from studio.errors import UserError
-    from studio.worker.remote import RemoteRenderer
+    from studio.service.remote_renderer import RemoteRenderer
 
     real, seen = RemoteRenderer.render, []
 
@@ -294,9 +295,8 @@ def test_one_failed_take_fails_the_render_and_stops_the_others(studio, monkeypat
     s = studio()
     long_text = " ".join([TEXT] * 12)
     started = time.perf_counter()
-    s.worker.render(1, RenderRequest(long_text, instruct=DESIGN, seeds=(41, 42, 43), mode="design",
-                                     options=GenerationOptions(decode=DecodeOptions(num_step=64))),
-                    threading.Event())
+    s.worker.render(s.job(), RenderRequest(long_text, instruct=DESIGN, seeds=(41, 42, 43), mode="design",
+                                     options=GenerationOptions(decode=DecodeOptions(num_step=64))))
     failed_after = time.perf_counter() - started
     assert s.failed == ["The server at x refused take 42."] and not s.finished
     assert not s.takes()  # no half of the takes kept
@@ -314,7 +314,7 @@ def test_cancel_closes_every_take_s_request(studio, our_server):
                             options=GenerationOptions(decode=DecodeOptions(num_step=64)))
     threading.Timer(1.0, cancel.set).start()
     started = time.perf_counter()
-    s.worker.render(1, request, cancel)
+    s.worker.render(s.job(cancel), request)
     assert s.cancelled == [1] and not s.failed and not s.takes()
     assert time.perf_counter() - started < 10
     deadline = time.monotonic() + 10  # and the server lets all three go

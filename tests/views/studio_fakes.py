@@ -10,8 +10,9 @@ import numpy as np
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from studio.audio.backend import AudioStatus
+from studio.service.requests import RenderRequest, RenderResult, TakeAudio
 from studio.settings import Settings
-from studio.worker.jobs import RenderRequest, RenderResult, TakeAudio
+from studio.worker.job import Job
 
 PLAYABLE = AudioStatus(True, None, [(0, "Speakers"), (3, "HDMI Output")], [(1, "Microphone")],
                        default_output=0, default_input=1)
@@ -38,20 +39,11 @@ class FakeWorker(QObject):
     model_failed = Signal(str)
     model_missing = Signal(str)
     folder_checked = Signal(str, str)
-    progress = Signal(int, int, int, int, int)
-    chunk_ready = Signal(int, object)
-    line_rendered = Signal(int, object)
-    lines_finished = Signal(int, object)
-    finished = Signal(int, object)
-    failed = Signal(int, str)
-    cancelled = Signal(int)
-    transcribed = Signal(int, str)
     accel_changed = Signal(object)
     accel_availability = Signal(object)
     cache_cleared = Signal(int)
     takes_changed = Signal()
     takes_failed = Signal(str)
-    voice_saved = Signal(int, str)
     voices_changed = Signal()
     voices_failed = Signal(str)
     voices_note = Signal(str)
@@ -72,7 +64,8 @@ class FakeProbe(QObject):
 
 
 class FakeController(QObject):
-    """WorkerController's methods, recording each call; job ids count from 1.
+    """WorkerController's methods, recording each call; the jobs are real ``Job``s
+    numbered from 1, which a test ends with ``job.report(...)`` as the worker would.
 
     With ``library`` (a writable TakeLibrary) the take edits are applied to it at
     once and ``takes_changed`` follows, as the real worker does a moment later.
@@ -95,20 +88,19 @@ class FakeController(QObject):
     def check_folder(self, folder: str) -> None:
         self.calls.append(("check_folder", folder))
 
-    def render(self, request) -> int:
-        job = next(self._ids)
-        self.calls.append(("render", job, request))
+    def _job(self, name: str, request) -> Job:
+        job = Job(name, next(self._ids), parent=self)
+        self.calls.append((name, job, request))
         return job
 
-    def render_lines(self, request) -> int:
-        job = next(self._ids)
-        self.calls.append(("render_lines", job, request))
-        return job
+    def render(self, request) -> Job:
+        return self._job("render", request)
 
-    def transcribe(self, path) -> int:
-        job = next(self._ids)
-        self.calls.append(("transcribe", job, path))
-        return job
+    def render_lines(self, request) -> Job:
+        return self._job("render_lines", request)
+
+    def transcribe(self, path) -> Job:
+        return self._job("transcribe", path)
 
     def cancel(self, job=None) -> None:
         self.calls.append(("cancel", job))
@@ -122,10 +114,8 @@ class FakeController(QObject):
     def clear_cache(self) -> None:
         self.calls.append(("clear_cache",))
 
-    def save_voice(self, request) -> int:
-        job = next(self._ids)
-        self.calls.append(("save_voice", job, request))
-        return job
+    def save_voice(self, request) -> Job:
+        return self._job("save_voice", request)
 
     def rename_voice(self, voice_id: str, name: str) -> None:
         self.calls.append(("rename_voice", voice_id, name))
@@ -318,7 +308,7 @@ def save_result(library, result: RenderResult, batch: str = "batch-1") -> Render
     import dataclasses
 
     from studio.library.take_record import TakeRun
-    from studio.worker.snapshot import settings_of
+    from studio.service.snapshot import settings_of
 
     audio_seconds = result.audio_seconds
     run = TakeRun(model_source="tiny", device=result.device, precision=result.precision,

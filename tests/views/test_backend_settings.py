@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakeProbe, make_settings
 
+from studio.service.remote_renderer import BackendConfig
+from studio.service.requests import ModelInfo
 from studio.settings import Settings
 from studio.views.main_window import MainWindow
 from studio.views.settings_view import SettingsView
-from studio.worker.jobs import ModelInfo
-from studio.worker.remote import BackendConfig
 
 OUT = Path(__file__).resolve().parents[2] / "out" / "views"
 

@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QWidget
 from studio.audio.backend import AudioStatus
 from studio.audio.player import Player
 from studio.audio.recorder import Recorder
+from studio.service.requests import RenderRequest
 from studio.settings import Settings
 from studio.sound.files import write_audio_atomic
 from studio.views.clone_view import NO_REFERENCE, NO_TEXT, CloneView
-from studio.worker.jobs import RenderRequest
 
 PLAYABLE = AudioStatus(True, None, [(0, "Speakers")], [(1, "Microphone")])
 

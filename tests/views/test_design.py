@@ -12,10 +12,10 @@ from studio_fakes import SILENT, make_settings
 from studio.engine.describe import CATEGORY_KEYS, build_instruct, item_key, map_description
 from studio.engine.instruct import CATEGORIES, normalize_instruct
 from studio.errors import UserError
+from studio.service.requests import RenderRequest
 from studio.sound.files import write_audio_atomic
 from studio.views.design_attributes import DesignAttributes
 from studio.views.design_view import REFERENCE_NOTE, DesignView
-from studio.worker.jobs import RenderRequest
 
 CHOICES = {c.key: [None, *(item_key(i) for i in c.items)] for c in CATEGORIES}
 ALL_KEYS = {item_key(i) for c in CATEGORIES for i in c.items}

@@ -21,9 +21,10 @@ from studio_fakes import (
 
 from studio import app as app_module
 from studio.library.takes import TakeLibrary
+from studio.service.requests import AccelState, LoadRequest, ModelInfo
 from studio.settings import Settings
 from studio.views.main_window import MainWindow, load_request
-from studio.worker.jobs import AccelState, LoadRequest, ModelInfo
+from studio.worker.job import Job
 
 
 def make_window(qtbot, settings: Settings, controller=None, player=None, **kwargs) -> MainWindow:
@@ -91,13 +92,13 @@ def test_render_progress_and_finish_reach_the_right_view(qtbot, window, controll
     request = controller.named("render")[0][2]
     assert request.mode == "design"
     assert window.designView.form.is_busy() and not window.cloneView.form.is_busy()
-    controller.worker.progress.emit(job, 3, 16, 1, 1)
+    job.report("progress", 3, 16, 1, 1)
     assert "step 3/16" in window.designView.form.progress_text()
     assert "step" not in window.cloneView.form.progress_text()
-    controller.worker.progress.emit(job + 99, 9, 16, 1, 1)  # someone else's job: ignored
+    Job("render", job.number + 99).report("progress", 9, 16, 1, 1)  # another job: not this view's
     with TakeLibrary() as library:  # the worker saves the takes before it says finished
         result = save_result(library, make_result("Hello there.", "design", seeds=(1, 2)))
-    controller.worker.finished.emit(job, result)
+    job.report("done", result)
     assert not window.designView.form.is_busy()
     assert window.findChild(QListView, "takesList").model().rowCount() == 2
     assert {t.id for t in window.takesPanel.selected_takes()} == {t.take_id for t in result.takes}
@@ -106,7 +107,7 @@ def test_render_progress_and_finish_reach_the_right_view(qtbot, window, controll
 
 def test_failure_goes_to_the_view_and_the_status_bar(window, controller):
     job = _design_request(window)
-    controller.worker.failed.emit(job, "The model is not loaded yet; wait for it.")
+    job.report("failed", "The model is not loaded yet; wait for it.")
     assert window.designView.form.message_text() == "The model is not loaded yet; wait for it."
     assert window.statusBarWidget.is_error()
     assert "not loaded" in window.findChild(QLabel, "statusMessage").text()
@@ -116,7 +117,7 @@ def test_cancel_cancels_that_views_jobs(window, controller):
     job = _design_request(window)
     window.designView.form.cancelButton.click()
     assert controller.named("cancel") == [("cancel", job)]
-    controller.worker.cancelled.emit(job)
+    job.report("cancelled")
     assert not window.designView.form.is_busy()
     assert window.designView.form.message_text() == "Cancelled."
 
@@ -135,7 +136,7 @@ def test_transcription_round_trip(window, controller, tmp_path, speech):
     panel.transcribeButton.click()
     job = controller.named("transcribe")[0][1]
     assert controller.named("transcribe")[0][2] == clip
-    controller.worker.transcribed.emit(job, "What the clip says.")
+    job.report("done", "What the clip says.")
     assert panel.refTextEdit.toPlainText() == "What the clip says."
     assert window.statusBarWidget.messageLabel.text() == "Transcription ready."
 
@@ -150,7 +151,7 @@ def test_a_transcript_that_arrives_after_the_clip_changed_is_not_used(window, co
     panel.set_reference(second)  # picked while the first was being transcribed
     assert panel.transcribeButton.isEnabled(), "the new clip can be transcribed at once"
     panel.refTextEdit.setPlainText("What I typed for the second clip.")
-    controller.worker.transcribed.emit(job, "What the first clip says.")
+    job.report("done", "What the first clip says.")
     assert panel.refTextEdit.toPlainText() == "What I typed for the second clip."
     assert "first.wav was not used" in window.statusBarWidget.messageLabel.text()
 

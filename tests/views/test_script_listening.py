@@ -12,9 +12,9 @@ from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_se
 from take_fixtures import RATE, add, voice
 
 from studio.library.takes import TakeLibrary
+from studio.service.requests import LineDone, TakeAudio
 from studio.sound.loudness import loudness_lufs
 from studio.views.main_window import MainWindow
-from studio.worker.jobs import LineDone, TakeAudio
 
 DIALOGUE = """Alice: Good morning, Bob.
 Bob: Morning. Did you sleep well?
@@ -74,7 +74,7 @@ def finish_line(studio, writer, job, request, n, clip) -> None:
     take = add(writer, line.text, seed=line.seeds[0], instruct=line.instruct, audio=clip).id
     done = LineDone(request.keys[n], TakeAudio(clip, RATE, line.seeds[0], take), n,
                     len(request.lines))
-    controller.worker.line_rendered.emit(job, done)
+    job.report("line", done)
 
 
 def test_lines_play_in_script_order_as_their_batches_end(qtbot, studio, writer, player):
@@ -112,7 +112,7 @@ def test_lines_play_in_script_order_as_their_batches_end(qtbot, studio, writer, 
     qtbot.waitUntil(lambda: player.state() == "playing")  # the mix is made on its own thread
     assert player.calls[-2][0] != "load", \
         "Play carries on with what was heard, not the mix from the start"
-    controller.worker.lines_finished.emit(job, _result(4))
+    job.report("done", _result(4))
     assert view.playButton.text() == "Pause"
 
 
@@ -163,6 +163,6 @@ def test_with_the_setting_off_a_render_plays_nothing(studio, writer, player):
 
 
 def _result(lines: int):
-    from studio.worker.jobs import LinesResult
+    from studio.service.requests import LinesResult
 
     return LinesResult(lines, 1.0, 2.0)

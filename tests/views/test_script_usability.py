@@ -79,8 +79,8 @@ def test_the_takes_panel_follows_the_selected_and_the_rendered_line(qtbot, tmp_p
     from take_fixtures import RATE, RUN, settings, voice
 
     from studio.library.takes import TakeLibrary
+    from studio.service.requests import LineDone, TakeAudio
     from studio.views.main_window import MainWindow
-    from studio.worker.jobs import LineDone, TakeAudio
 
     script = tmp_path / "pair.txt"
     script.write_text("Alice: One.\nBob: Two.\n", encoding="utf-8")
@@ -137,8 +137,8 @@ def story_window(qtbot, tmp_path, writer):
     from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
     from take_fixtures import RATE, RUN, settings, voice
 
+    from studio.service.requests import LineDone, TakeAudio
     from studio.views.main_window import MainWindow
-    from studio.worker.jobs import LineDone, TakeAudio
 
     window = MainWindow(make_settings(tmp_path / "settings.ini"), FakeController(writer),
                         FakePlayer(), audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)

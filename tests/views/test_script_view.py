@@ -13,9 +13,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication
 from take_fixtures import RATE, add, voice
 
+from studio.service.requests import LineDone, LinesRequest, TakeAudio
 from studio.views.script_lines_model import LENGTH, STATUS
 from studio.views.script_view import ScriptView
-from studio.worker.jobs import LineDone, LinesRequest, TakeAudio
 
 SHOTS = Path(__file__).resolve().parents[2] / "out" / "views"
 DIALOGUE = """Alice: Good morning, Bob.

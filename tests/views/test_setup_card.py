@@ -17,8 +17,8 @@ from studio_fakes import (
 )
 
 from studio.engine.hub_download import DownloadCancelled, DownloadProgress
+from studio.service.requests import ModelInfo
 from studio.views.main_window import MainWindow
-from studio.worker.jobs import ModelInfo
 
 REPO = "k2-fsa/OmniVoice"
 

@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtWidgets import QLabel
 
 from studio.model_state import ModelState, Phase
+from studio.service.requests import AccelState, ModelInfo
 from studio.views.status_bar import ACTIVE, FELL_BACK, OFF, REQUESTED, StatusBar, badge_for
-from studio.worker.jobs import AccelState, ModelInfo
 
 
 @pytest.fixture

@@ -98,7 +98,7 @@ def test_rerender_goes_through_generates_path(window, writer):
     assert request.seeds == (99,) and request.text == "Again please."
     assert request.instruct == "male" and request.mode == "design"
     assert window.current_view() == "design" and window.designView.form.is_busy()
-    controller.worker.cancelled.emit(job)
+    job.report("cancelled")
     window.takesPanel.varyButton.click()
     varied = controller.named("render")[-1][2]
     assert varied.seeds != (99,) and varied.text == "Again please."
@@ -115,11 +115,11 @@ def test_a_re_render_queued_behind_a_render_can_still_be_cancelled(window, write
     window.takesPanel.rerenderButton.click()  # waits on the worker behind the first
     second = controller.named("render")[-1][1]
     form = window.designView.form
-    controller.worker.finished.emit(first, save_result(writer, make_result(mode="design")))
+    first.report("done", save_result(writer, make_result(mode="design")))
     assert form.is_busy() and form.cancelButton.isEnabled(), "the re-render still runs"
     form.cancelButton.click()
     assert controller.named("cancel") == [("cancel", second)]
-    controller.worker.cancelled.emit(second)
+    second.report("cancelled")
     assert not form.is_busy() and form.generateButton.isEnabled()
 
 
@@ -144,7 +144,7 @@ def test_n_takes_of_one_generate_are_listed_together_and_selected(window, writer
     assert len(request.seeds) == 8
     result = save_result(writer, make_result("Eight at once.", "design", seeds=range(10, 18)),
                          batch="eight")
-    window._controller.worker.finished.emit(job, result)
+    job.report("done", result)
     panel = window.takesPanel
     assert panel.model.rowCount() == 9
     assert [panel.model.take(r).settings.seed for r in range(8)] == list(range(10, 18))

@@ -9,11 +9,11 @@ import pytest
 from PySide6.QtCore import QSettings
 from studio_fakes import PLAYABLE, FakeController, FakePlayer
 
+from studio.service.requests import VoiceSaveRequest
 from studio.settings import Settings
 from studio.views.clone_view import CloneView
 from studio.views.main_window import MainWindow
 from studio.views.voice_picker import CHOOSE_FILE, OWN_CLIP
-from studio.worker.jobs import VoiceSaveRequest
 from tests.library.library_helpers import make_prompt, write_clip
 
 
@@ -127,7 +127,7 @@ def test_the_window_sends_saves_to_the_worker_and_shows_a_refusal(qtbot, tmp_pat
     [(_, job, request)] = controller.named("save_voice")
     assert request.name == "Mine" and not clone.voices.saveButton.isEnabled()  # while it saves
     sentence = "A voice named 'Mine' already exists; choose another name."
-    controller.worker.failed.emit(job, sentence)
+    job.report("failed", sentence)
     assert clone.voiceMessage.text() == sentence and clone.voiceMessage.is_error()
     assert clone.voices.saveButton.isEnabled()  # try another name
     window.cloneView.voices.close_library()

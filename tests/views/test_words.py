@@ -65,7 +65,7 @@ def test_the_window_has_no_engineer_words(window, qtbot):
         result = save_result(library, make_result("Hello there.", "design", seeds=(1211874011,)))
     window.designView.form.set_text("Hello there.")
     window.designView.form.generateButton.click()
-    window._controller.worker.finished.emit(1, result)
+    window._controller.named("render")[-1][1].report("done", result)
     window.designView.form.advanced.set_expanded(True)
     said = [t for t in shown_texts(window) if any(w in t for w in ENGINEER_WORDS)]
     assert said == []

@@ -13,9 +13,10 @@ import studio.engine.engine as engine_module
 from studio.engine.lexicon import Entry, Lexicon
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.library.takes import TakeLibrary
-from studio.worker.jobs import LinesRequest, LoadRequest, RenderRequest
-from studio.worker.lines import BATCH, batches
+from studio.service.lines import BATCH, batches
+from studio.service.requests import LinesRequest, LoadRequest, RenderRequest
 from studio.worker.worker import InferenceWorker
+from tests.job_log import job_for
 
 FAST = GenerationOptions(decode=DecodeOptions(num_step=3), pad_duration=0.0)
 
@@ -29,14 +30,11 @@ class Run:
         self.worker = InferenceWorker(load_engine=lambda *a, **k: engine, data_dir=folder)
         self.folder = folder
         self.lines, self.finished, self.failed, self.cancelled = [], [], [], []
-        self.worker.line_rendered.connect(lambda job, done: self.lines.append(done))
-        self.worker.lines_finished.connect(lambda job, result: self.finished.append(result))
-        self.worker.failed.connect(lambda job, text: self.failed.append(text))
-        self.worker.cancelled.connect(lambda job: self.cancelled.append(job))
         self.worker.load_model(LoadRequest(source="tiny-checkpoint", disk_cache=False))
 
     def render(self, request: LinesRequest, cancel: threading.Event | None = None) -> None:
-        self.worker.render_lines(1, request, cancel or threading.Event())
+        self.worker.render_lines(job_for(1, stop=cancel, lines=self.lines, done=self.finished,
+                                         failed=self.failed, cancelled=self.cancelled), request)
 
 
 @pytest.fixture
@@ -119,7 +117,13 @@ def test_the_projects_pronunciations_reach_the_token_ids(run, monkeypatch):
 
 def test_a_cancel_keeps_the_lines_rendered_before_it(run):
     cancel = threading.Event()
-    run.worker.line_rendered.connect(lambda job, done: cancel.set())  # after the first batch
+
+    class CancelAtFirst(list):  # the first line kept, after the first batch: cancel
+        def append(self, done) -> None:
+            super().append(done)
+            cancel.set()
+
+    run.lines = CancelAtFirst()
     run.render(LinesRequest((design("First voice.", "female", 1), design("Second voice.", "male", 2)),
                             (1, 2)), cancel)
     assert run.cancelled == [1] and not run.finished and not run.failed

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 
-from studio.worker.jobs import LoadRequest
+from studio.service.requests import LoadRequest
 from studio.worker.worker import InferenceWorker
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-import threading
 
 import numpy as np
 import pytest
@@ -15,10 +14,11 @@ from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.library.db import DB_FILE
 from studio.library.take_record import TakeRun, TakeSettings
 from studio.library.takes import TakeLibrary
+from studio.service.requests import LoadRequest, RenderRequest
+from studio.service.snapshot import request_from_take
 from studio.worker.controller import WorkerController
-from studio.worker.jobs import LoadRequest, RenderRequest
-from studio.worker.snapshot import request_from_take
 from studio.worker.worker import InferenceWorker
+from tests.job_log import job_for
 from tests.qt_waits import after_worker
 
 FAST = GenerationOptions(decode=DecodeOptions(num_step=4))
@@ -35,15 +35,15 @@ class Run:
         self.worker = InferenceWorker(load_engine=lambda *a, **k: engine, data_dir=folder)
         self.folder = folder
         self.finished, self.failed, self.changed, self.refused = [], [], [], []
-        self.worker.finished.connect(lambda job, result: self.finished.append(result))
-        self.worker.failed.connect(lambda job, text: self.failed.append(text))
+        self.chunks = []  # the streamed chunks of every render
         self.worker.takes_changed.connect(lambda: self.changed.append(1))
         self.worker.takes_failed.connect(self.refused.append)
         self.worker.load_model(LoadRequest(source="tiny-checkpoint", disk_cache=False, **load))
         self.changed.clear()  # loading opens the library and applies retention
 
     def render(self, request: RenderRequest):
-        self.worker.render(len(self.finished) + 1, request, threading.Event())
+        self.worker.render(job_for(len(self.finished) + 1, done=self.finished,
+                                   failed=self.failed, chunks=self.chunks), request)
         assert not self.failed, self.failed
         return self.finished[-1]
 
@@ -231,7 +231,7 @@ def test_a_library_that_fails_to_open_with_an_os_error_still_delivers_the_takes(
     def failing_open(folder):
         raise OSError(5, "Input/output error")  # e.g. the lock or the folder scan failing
 
-    monkeypatch.setattr("studio.worker.keeper.TakeLibrary", failing_open)
+    monkeypatch.setattr("studio.service.takes.TakeLibrary", failing_open)
     run = Run(engine, tmp_path / "data")
     try:
         result = run.render(RenderRequest("Still delivered.", seeds=(1, 2), options=FAST, mode="design"))
@@ -249,8 +249,7 @@ PARAGRAPH = ("The storm rolled in over the hills just after noon. Farmers hurrie
 
 
 def test_a_streamed_batch_hands_over_the_first_takes_chunks_and_saves_every_take(run):
-    got = []
-    run.worker.chunk_ready.connect(lambda job, chunk: got.append(chunk))
+    got = run.chunks
     request = RenderRequest(PARAGRAPH, seeds=(3, 4), options=FAST, mode="design", stream=True)
     result = run.render(request)
     assert len(got) >= 3 and {c.item for c in got} == {0}  # the first take streams
@@ -270,7 +269,7 @@ def test_a_take_stored_before_quick_start_chunking_re_renders_as_it_was(run):
     rendered with the reference's chunking, and their re-render keeps it (identical)."""
     from dataclasses import asdict
 
-    from studio.worker.snapshot import options_of
+    from studio.service.snapshot import options_of
 
     old = asdict(FAST)
     del old["chunking"], old["first_chunk_duration"]

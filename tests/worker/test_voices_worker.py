@@ -3,16 +3,15 @@ through the prompt cache, and renders a saved voice from its stored prompt."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 import soundfile as sf
 
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.library.takes import TakeLibrary
 from studio.library.voices import VoiceLibrary
-from studio.worker.jobs import LoadRequest, RenderRequest, VoiceSaveRequest
+from studio.service.requests import LoadRequest, RenderRequest, VoiceSaveRequest
 from studio.worker.worker import InferenceWorker
+from tests.job_log import job_for
 
 SAME = GenerationOptions(decode=DecodeOptions(num_step=4, position_temperature=0.0,
                                               class_temperature=0.0))
@@ -25,9 +24,6 @@ class Run:
         self.worker = InferenceWorker(load_engine=lambda *a, **k: engine, data_dir=folder)
         self.folder = folder
         self.saved, self.failed, self.finished, self.changed, self.refused = [], [], [], [], []
-        self.worker.voice_saved.connect(lambda job, voice_id: self.saved.append(voice_id))
-        self.worker.failed.connect(lambda job, text: self.failed.append(text))
-        self.worker.finished.connect(lambda job, result: self.finished.append(result))
         self.worker.voices_changed.connect(lambda: self.changed.append(1))
         self.worker.voices_failed.connect(self.refused.append)
         self.worker.load_model(LoadRequest(source="tiny", disk_cache=True))
@@ -43,6 +39,12 @@ class Run:
 
     def reader(self) -> VoiceLibrary:
         return VoiceLibrary(self.folder, read_only=True)
+
+    def saving(self, number: int):
+        return job_for(number, done=self.saved, failed=self.failed)
+
+    def rendering(self, number: int):
+        return job_for(number, done=self.finished, failed=self.failed)
 
 
 @pytest.fixture
@@ -60,7 +62,7 @@ def clip(tmp_path, speech):
 
 
 def test_save_encodes_once_and_a_render_reads_the_stored_prompt(run, clip):
-    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    run.worker.save_voice(run.saving(1), VoiceSaveRequest("Me", clip, "Some words here."))
     assert run.failed == [] and len(run.saved) == 1 and run.changed == [1]
     assert run.encodes == 1
     with run.reader() as library:
@@ -70,7 +72,7 @@ def test_save_encodes_once_and_a_render_reads_the_stored_prompt(run, clip):
 
     request = RenderRequest("New words.", reference=clip, ref_text="Some words here.",
                             voice_id=voice.id, seeds=(3,), options=SAME)
-    run.worker.render(2, request, threading.Event())
+    run.worker.render(run.rendering(2), request)
     assert run.failed == []
     [result] = run.finished
     assert result.prompt_source == "disk" and run.encodes == 1  # no second encode
@@ -80,12 +82,12 @@ def test_save_encodes_once_and_a_render_reads_the_stored_prompt(run, clip):
 
 
 def test_a_deleted_voice_renders_from_its_clip(run, clip):
-    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    run.worker.save_voice(run.saving(1), VoiceSaveRequest("Me", clip, "Some words here."))
     run.worker.delete_voice(run.saved[0])
     assert run.refused == [] and run.changed == [1, 1]
     request = RenderRequest("New words.", reference=clip, ref_text="Some words here.",
                             voice_id=run.saved[0], seeds=(3,), options=SAME)
-    run.worker.render(2, request, threading.Event())
+    run.worker.render(run.rendering(2), request)
     assert run.failed == [] and run.finished[0].prompt_source in {"memory", "disk", "encoded"}
 
 
@@ -96,9 +98,9 @@ def test_a_deleted_voice_renders_from_its_clip(run, clip):
     (lambda clip, tmp: VoiceSaveRequest("  ", clip, "x"), "The voice name is empty"),
 ])
 def test_a_refused_save_is_one_sentence_and_writes_nothing(run, clip, tmp_path, make, says):
-    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    run.worker.save_voice(run.saving(1), VoiceSaveRequest("Me", clip, "Some words here."))
     encodes, before = run.encodes, sorted(p.name for p in (run.folder / "voices").iterdir())
-    run.worker.save_voice(2, make(clip, tmp_path))
+    run.worker.save_voice(run.saving(2), make(clip, tmp_path))
     [sentence] = run.failed
     assert says in sentence and "\n" not in sentence and sentence.endswith(".")
     assert run.encodes == encodes and len(run.saved) == 1
@@ -108,8 +110,8 @@ def test_a_refused_save_is_one_sentence_and_writes_nothing(run, clip, tmp_path, 
 
 
 def test_rename_clash_is_refused_through_voices_failed(run, clip):
-    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Words."))
-    run.worker.save_voice(2, VoiceSaveRequest("You", clip, "Words."))
+    run.worker.save_voice(run.saving(1), VoiceSaveRequest("Me", clip, "Words."))
+    run.worker.save_voice(run.saving(2), VoiceSaveRequest("You", clip, "Words."))
     run.worker.rename_voice(run.saved[1], "ME")
     [sentence] = run.refused
     assert "already exists" in sentence
@@ -134,11 +136,10 @@ def _text(folder):
 def test_a_take_names_its_voice_as_it_is_called_now(run, clip):
     from studio.views.takes_model import voice_text
 
-    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    run.worker.save_voice(run.saving(1), VoiceSaveRequest("Me", clip, "Some words here."))
     voice_id = run.saved[0]
-    run.worker.render(2, RenderRequest("New words.", reference=clip, ref_text="Some words here.",
-                                       voice_id=voice_id, seeds=(3,), options=SAME),
-                      threading.Event())
+    run.worker.render(run.rendering(2), RenderRequest("New words.", reference=clip, ref_text="Some words here.",
+                                       voice_id=voice_id, seeds=(3,), options=SAME))
     take_id = run.finished[0].takes[0].take_id
 
     def shown() -> str:
@@ -155,7 +156,7 @@ def test_a_take_names_its_voice_as_it_is_called_now(run, clip):
 def test_edits_import_and_export_through_the_worker(run, clip, tmp_path):
     notes = []
     run.worker.voices_note.connect(notes.append)
-    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    run.worker.save_voice(run.saving(1), VoiceSaveRequest("Me", clip, "Some words here."))
     voice_id = run.saved[0]
     run.worker.update_voice(voice_id, {"tags": ("calm",), "notes": "Night reads."})
     run.worker.set_voice_transcript(voice_id, "Some other words.")
@@ -176,18 +177,18 @@ def test_edits_import_and_export_through_the_worker(run, clip, tmp_path):
 
 
 def test_a_render_in_a_voice_counts_as_its_use(run, clip):
-    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Some words here."))
+    run.worker.save_voice(run.saving(1), VoiceSaveRequest("Me", clip, "Some words here."))
     for job in (2, 3):
-        run.worker.render(job, RenderRequest("New words.", reference=clip, voice_id=run.saved[0],
+        run.worker.render(run.rendering(job), RenderRequest("New words.", reference=clip, voice_id=run.saved[0],
                                              ref_text="Some words here.", seeds=(3,),
-                                             options=SAME), threading.Event())
+                                             options=SAME))
     with run.reader() as library:
         assert library.get(run.saved[0]).use_count == 2
 
 
 def test_undo_lasts_the_session(engine, tmp_path, qapp, monkeypatch, clip):
     first = Run(engine, tmp_path / "data", monkeypatch)
-    first.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Words."))
+    first.worker.save_voice(first.saving(1), VoiceSaveRequest("Me", clip, "Words."))
     first.worker.delete_voice(first.saved[0])
     first.worker.release()
     second = Run(engine, tmp_path / "data", monkeypatch)  # the next start purges it
@@ -207,8 +208,8 @@ def test_a_trimmed_clip_is_its_own_prompt_cache_entry(run, clip, tmp_path):
     sf.write(trimmed, audio[rate // 2: rate * 5 // 2], rate)
 
     def render(job, reference):
-        run.worker.render(job, RenderRequest("New words.", reference=reference, ref_text="Words.",
-                                             seeds=(3,), options=SAME), threading.Event())
+        run.worker.render(run.rendering(job), RenderRequest("New words.", reference=reference, ref_text="Words.",
+                                             seeds=(3,), options=SAME))
         return run.finished[-1].prompt_source
 
     assert render(1, clip) == "encoded"
@@ -220,7 +221,7 @@ def test_a_trimmed_clip_is_its_own_prompt_cache_entry(run, clip, tmp_path):
 def test_a_damaged_bundle_is_refused_in_one_sentence(run, clip, tmp_path, damage):
     from tests.library.library_helpers import tampered_copy
 
-    run.worker.save_voice(1, VoiceSaveRequest("Me", clip, "Words."))
+    run.worker.save_voice(run.saving(1), VoiceSaveRequest("Me", clip, "Words."))
     bundle = tmp_path / "me.ovoice"
     run.worker.export_voice(run.saved[0], bundle)
     bad = tmp_path / "bad.ovoice"

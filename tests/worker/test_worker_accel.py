@@ -3,16 +3,16 @@ accel_changed and every RenderResult, and a failing accelerated render still fin
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 
 from studio.engine.decode import DecodeOptions
 from studio.engine.engine import GenerationOptions
-from studio.worker.jobs import LoadRequest, RenderRequest
-from studio.worker.worker import INTERNAL_ERROR, TAKES_NOT_SAVED, InferenceWorker
+from studio.service.requests import LoadRequest, RenderRequest
+from studio.worker.sentences import INTERNAL_ERROR, TAKES_NOT_SAVED
+from studio.worker.worker import InferenceWorker
 from tests.accel_fakes import FakeCudaPlatform, install_fake_flashinfer
+from tests.job_log import job_for
 
 REQUEST = RenderRequest(
     text="The worker keeps every render.",
@@ -27,8 +27,6 @@ def make_worker(tiny_checkpoint, accel, platform=None):
     worker = InferenceWorker(accel_platform=platform)
     seen = {"accel": [], "results": [], "failed": [], "loading": []}
     worker.accel_changed.connect(seen["accel"].append)
-    worker.finished.connect(lambda job, result: seen["results"].append(result))
-    worker.failed.connect(lambda job, text: seen["failed"].append(text))
     worker.model_loading.connect(seen["loading"].append)
     worker.load_model(LoadRequest(source=str(tiny_checkpoint), device="cpu", precision="fp32",
                                   accel=accel, disk_cache=False))
@@ -37,7 +35,7 @@ def make_worker(tiny_checkpoint, accel, platform=None):
 
 
 def render(worker, seen):
-    worker.render(1, REQUEST, threading.Event())
+    worker.render(job_for(done=seen["results"], failed=seen["failed"]), REQUEST)
     assert not seen["failed"], seen["failed"]
     return seen["results"][-1]
 
@@ -122,8 +120,6 @@ def watch(worker):
     seen = {"loaded": [], "model_failed": [], "results": [], "failed": [], "availability": []}
     worker.model_loaded.connect(seen["loaded"].append)
     worker.model_failed.connect(seen["model_failed"].append)
-    worker.finished.connect(lambda job, result: seen["results"].append(result))
-    worker.failed.connect(lambda job, text: seen["failed"].append(text))
     worker.accel_availability.connect(seen["availability"].append)
     return seen
 
@@ -183,7 +179,7 @@ def test_a_failed_reload_leaves_no_model_and_render_says_so(qapp, tiny_checkpoin
         assert seen["model_failed"] == [INTERNAL_ERROR]
         assert worker.engine is None and worker.prompts is None
         assert "disk on fire" in caplog.text
-        worker.render(1, REQUEST, threading.Event())
+        worker.render(job_for(done=seen["results"], failed=seen["failed"]), REQUEST)
         assert seen["failed"] == [
             "The model is not loaded yet; wait for it or pick a model in Settings."]
     finally:
@@ -235,7 +231,7 @@ def test_a_keeper_that_raises_still_finishes_the_render_unsaved(qapp, engine, tm
 
     worker.keeper.save = broken_save
     try:
-        worker.render(1, REQUEST, threading.Event())
+        worker.render(job_for(done=seen["results"], failed=seen["failed"]), REQUEST)
         assert not seen["failed"]
         result = seen["results"][-1]
         assert len(result.takes) == 1 and result.takes[0].audio.size > 0

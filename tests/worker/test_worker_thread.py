@@ -21,7 +21,7 @@ SCRIPT = textwrap.dedent("""
 
     app = QCoreApplication([])
     from studio.worker.controller import WorkerController
-    from studio.worker.jobs import LoadRequest, RenderRequest
+    from studio.service.requests import LoadRequest, RenderRequest
     from studio.engine.options import GenerationOptions
     from studio.engine.options import DecodeOptions
 
@@ -30,7 +30,7 @@ SCRIPT = textwrap.dedent("""
     controller = WorkerController()
     worker = controller.worker
     events = []
-    for name in ("model_loaded", "model_failed", "finished", "failed", "cancelled"):
+    for name in ("model_loaded", "model_failed"):
         getattr(worker, name).connect(lambda *a, n=name: events.append(n))
 
     def wait_for(count):
@@ -44,7 +44,11 @@ SCRIPT = textwrap.dedent("""
 
     draft = GenerationOptions(decode=DecodeOptions(num_step=3))
     def render(**kw):
-        return controller.render(RenderRequest(options=draft, **kw))
+        job = controller.render(RenderRequest(options=draft, **kw))
+        for signal, said in (("done", "finished"), ("failed", "failed"),
+                             ("cancelled", "cancelled")):
+            getattr(job, signal).connect(lambda *a, n=said: events.append(n))
+        return job
 
     controller.load_model(LoadRequest(checkpoint, device="cpu", precision="fp32"))
     wait_for(1)

@@ -1,6 +1,7 @@
-"""The worker's side of the take library: it opens the one writer (lazily, on the
-worker thread), saves each render's takes with their badges and loudness, and
-runs the optional ASR round trip. No Qt, so it is tested without threads.
+"""Keeping takes: the take library's one writer (opened lazily, on the thread that
+renders: the window's worker, or ``script render``), each render's takes saved with
+their badges and loudness, and the optional ASR round trip. No Qt, so it is tested
+without threads.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from studio.errors import UserError
 from studio.library.suspect import cer, inspect
 from studio.library.take_record import TakeRun
 from studio.library.takes import TakeLibrary
-from studio.worker.jobs import RenderRequest
-from studio.worker.snapshot import settings_of
+from studio.service.requests import RenderRequest
+from studio.service.snapshot import settings_of
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The worker's remote path: a render sent to a speech server instead of the engine.
+"""A render sent to a speech server instead of the engine (the window's remote path).
 
 A RenderRequest becomes one server call per take (servers render one take a call)
 and per part between pause tags: the silence of a ``[pause]`` is put in here, and

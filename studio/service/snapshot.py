@@ -15,7 +15,7 @@ from pathlib import Path
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.errors import UserError
 from studio.library.take_record import Take, TakeSettings
-from studio.worker.jobs import RenderRequest, RenderResult, TakeAudio
+from studio.service.requests import RenderRequest, RenderResult, TakeAudio
 
 
 def settings_of(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from studio.worker.jobs import RenderRequest
+from studio.service.requests import RenderRequest
 
 BATCH = 8  # lines per engine call: the script renderer's batch (studio.scripts.render)
 
