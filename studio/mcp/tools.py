@@ -164,7 +164,7 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
             description="also return the audio (WAV) in the result")] = False,
     ):
         from studio.serve.renderer import QueueFull, Ticket
-        from studio.serve.request import parse_speech, probe_ref_audio
+        from studio.serve.request import check_request, parse_speech, probe_ref_audio
         from studio.serve.voices import resolve_voice
 
         if sum(x is not None for x in (voice, clip, design)) > 1:
@@ -185,8 +185,6 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
             parsed.ref_audio, parsed.ref_text = data, clip_transcript
             parsed.ref_key = hashlib.sha256(data).hexdigest()
         resolved = await run_in_threadpool(resolve_voice, parsed, data_root)
-        from studio.serve.app import check_request
-
         notes = check_request(parsed, resolved)
         if parsed.seed is None and resolved.seed is None:
             parsed.seed = secrets.randbits(31)
