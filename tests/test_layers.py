@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("models", ("studio.library", "studio.remote"), True),
     ("service", ("studio.service",), True),
     ("scripts", ("studio.scripts",), True),
-    ("serve", ("studio.serve",), True),
+    ("serve", ("studio.serve", "studio.mcp"), True),  # the HTTP and MCP front ends
     ("qt-core", ("studio.worker", "studio.settings", "studio.garbage", "studio.model_state"),
      False),
     ("devices", ("studio.audio",), False),
@@ -45,7 +45,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
 
 # (rule, importer, imported) for rules "qt" and "upward"; ("cycle", the modules, "") for
 # cycles. Each with why it is still here.
-ALLOWED: dict[tuple[str, str, str], str] = {}
+ALLOWED: dict[tuple[str, str, str], str] = {
+    # The take keeper and its request are Qt-free files still in worker/, moving to
+    # service/takes.py and service/requests.py; mcp/keep.py is MCP's one import of them.
+    ("upward", "studio.mcp.keep", "studio.worker.keeper"): "TakeKeeper moves to service/",
+    ("upward", "studio.mcp.keep", "studio.worker.jobs"): "RenderRequest moves to service/",
+}
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
