@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_types import CallToolResult, TextContent
+
 _TYPES = {"string": "a string", "integer": "a whole number", "number": "a number",
           "boolean": "true or false", "array": "a list", "object": "an object", "null": "null"}
 
@@ -22,10 +24,6 @@ def problem(tool: str, schema: dict, arguments: Any) -> str:
                 "each argument takes.")
     if not isinstance(arguments, dict):
         return f"The arguments of {tool} must be an object of named arguments."
-    unknown = sorted(set(arguments) - set(schema.get("properties", {})))
-    if unknown:
-        return (f"{tool} has no argument '{unknown[0][:60]}'; its arguments are "
-                f"{', '.join(schema.get('properties', {}))}.")
     error = jsonschema.exceptions.best_match(
         jsonschema.Draft202012Validator(schema).iter_errors(arguments))
     if error is None:
@@ -49,6 +47,11 @@ def _wanted(prop: dict) -> str:
     return " or ".join(named)
 
 
+def refusal(sentence: str) -> CallToolResult:
+    """An error result the client shows its model: one sentence."""
+    return CallToolResult(content=[TextContent(type="text", text=sentence)], is_error=True)
+
+
 class OneSentence:
     """Server middleware: a tools/call that failed the SDK's argument check gets
     :func:`problem`'s sentence instead of pydantic's report."""
@@ -56,6 +59,9 @@ class OneSentence:
     server = None  # the MCPServer whose schemas it reads, set once it exists
 
     async def __call__(self, ctx, call_next):
+        unknown = await self._unknown(ctx)
+        if unknown:  # pydantic would drop it: "voise" would silently speak in no voice
+            return refusal(unknown).model_dump(by_alias=True, mode="json", exclude_none=True)
         result = await call_next(ctx)
         if ctx.method != "tools/call" or not isinstance(result, dict) or not result.get("isError"):
             return result
@@ -65,6 +71,27 @@ class OneSentence:
         name = str(params.get("name", ""))
         if not text.startswith(f"Error executing tool {name}") or "validation error" not in text:
             return result
-        schemas = {tool.name: tool.input_schema for tool in await self.server.list_tools()}
-        sentence = problem(name, schemas.get(name) or {}, params.get("arguments") or {})
+        sentence = problem(name, await self._schema(name), params.get("arguments") or {})
         return {**result, "content": [{"type": "text", "text": sentence}]}
+
+    async def _schema(self, name: str) -> dict:
+        for tool in await self.server.list_tools():
+            if tool.name == name:
+                return tool.input_schema
+        return {}
+
+    async def _unknown(self, ctx) -> str | None:
+        """The sentence for an argument the tool does not have, or None."""
+        params = ctx.params or {}
+        arguments = params.get("arguments")
+        if ctx.method != "tools/call" or not isinstance(arguments, dict) or not arguments:
+            return None
+        name = str(params.get("name", ""))
+        known = (await self._schema(name)).get("properties")
+        if known is None:
+            return None  # an unknown tool: the SDK says so
+        extra = sorted(set(arguments) - set(known))
+        if not extra:
+            return None
+        return (f"{name} has no argument '{extra[0][:60]}'; its arguments are "
+                f"{', '.join(known) or 'none'}.")

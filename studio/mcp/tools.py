@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 
 from studio import __version__
 from studio.errors import UserError, one_line
+from studio.mcp.arguments import OneSentence, refusal
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +39,6 @@ INSTRUCTIONS = (
     "woman, low pitch'. Every take is kept in the studio's take library (list_takes).")
 
 
-def refusal(sentence: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=one_line(sentence))],
-                          is_error=True)
-
-
 def guarded(tool):
     """A tool whose UserError is its one-sentence error result, and whose bugs are logged."""
 
@@ -51,7 +47,7 @@ def guarded(tool):
         try:
             return await tool(*args, **kwargs)
         except UserError as exc:
-            return refusal(str(exc))
+            return refusal(one_line(str(exc)))
         except Exception:
             log.exception("MCP tool %s failed", tool.__name__)
             return refusal(UNEXPECTED)
@@ -77,7 +73,6 @@ def _clip_path(clip: str) -> Path:
 
 def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCPServer:
     """The MCP server whose tools render on ``renderer`` and file takes in ``data_root``."""
-    from studio.mcp.arguments import OneSentence
     from studio.mcp.keep import keep_take, keeper
 
     sentences = OneSentence()
