@@ -29,9 +29,9 @@ def problem(tool: str, schema: dict, arguments: Any) -> str:
     if error is None:
         return fallback
     if error.validator == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else "?"
-        return f"{tool} needs the argument '{missing}'."
-    name = str(error.absolute_path[0]) if error.absolute_path else "?"
+        return f"{tool} needs the argument '{_quoted(error.message)}'."
+    # A path-less error is about the whole call; it names the tool then.
+    name = str(error.absolute_path[0]) if error.absolute_path else tool
     if error.validator in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         side = "at least" if "inimum" in error.validator else "at most"
         return f"The argument '{name}' of {tool} must be {side} {error.validator_value}."
@@ -39,6 +39,12 @@ def problem(tool: str, schema: dict, arguments: Any) -> str:
     if wanted:
         return f"The argument '{name}' of {tool} must be {wanted}."
     return fallback
+
+
+def _quoted(message: str) -> str:
+    """The name jsonschema quotes in "'text' is a required property"."""
+    parts = message.split("'")
+    return parts[1] if len(parts) > 2 else message
 
 
 def _wanted(prop: dict) -> str:
