@@ -289,6 +289,64 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
                                         mime_type="audio/wav"))
         return CallToolResult(content=content, structured_content=summary)
 
+    @server.tool(description="Render a multi-speaker script into one mix at -16 LUFS. The "
+                             "script is 'Name: words' lines (a line without a name continues "
+                             "the speaker, a blank line is a longer pause); voices gives each "
+                             "speaker a saved voice, a clip or a design.")
+    @guarded
+    async def render_script(
+        script: Annotated[str, Field(description="the script text, 'Name: words' per line")],
+        voices: Annotated[dict[str, dict], Field(description=(
+            'each speaker\'s voice: {"voice": saved name}, {"ref": clip path, "ref_text": '
+            'its words} or {"instruct": a design or description}; each may add "seed" and '
+            '"language"'))],
+        output: Annotated[str, Field(
+            description="path of the mix to write (.wav, .flac, .ogg or .mp3)")],
+        markdown: Annotated[bool, Field(
+            description="read '# Title' lines as chapters")] = False,
+        seed: Annotated[int | None, Field(
+            description="line n gets seed + n, so the render can be repeated")] = None,
+    ) -> dict:
+        from studio.engine.describe import instruct_or_description
+        from studio.engine.lexicon import load_pronunciations
+        from studio.engine.options import GenerationOptions
+        from studio.engine.prompt_cache import default_cache_folder, disk_cache_enabled
+        from studio.scripts.export import check_mix_path, stage_outputs
+        from studio.scripts.parse import parse_text
+        from studio.scripts.render import check_timeline, render_script
+        from studio.scripts.voices import script_voices, voice_specs
+        from studio.service.voices import prompt_source
+        from studio.staged import Staged
+
+        parsed = parse_text(script, markdown=markdown)
+        if not parsed.lines:
+            raise UserError("The script has no lines; write 'Name: words' lines.")
+        check_timeline(parsed)
+        mix = check_mix_path(Path(output).expanduser())
+        specs = voice_specs(voices, parsed.speakers, "(render_script's voices)", Path.cwd())
+        for spec in specs.values():  # a description reads as the Design view reads it
+            if "instruct" in spec:
+                spec["instruct"] = instruct_or_description(spec["instruct"])
+        cache = default_cache_folder() if disk_cache_enabled() else None
+
+        def render(engine):
+            chosen = script_voices(engine, prompt_source(engine, cache, None), specs, data_root)
+            return render_script(engine, parsed, chosen, GenerationOptions(), seed=seed,
+                                 lexicon=load_pronunciations(root=data_root))
+
+        rendered = await on_model_thread(render)
+
+        def write():
+            with Staged() as staged:
+                stage_outputs(staged, parsed, rendered, mix, {})
+                staged.commit()
+
+        await run_in_threadpool(write)
+        return {"file": str(mix), "lines": len(parsed.lines), "speakers": parsed.speakers,
+                "seconds": round(rendered.seconds, 3), "seeds": rendered.seeds,
+                "lufs": None if rendered.lufs is None else round(rendered.lufs, 2),
+                "warnings": rendered.warnings}
+
     return server
 
 

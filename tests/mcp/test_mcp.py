@@ -24,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.serve.servers import API_KEY, COMMAND, env_for, serving, speech_like_wav
 
 TOOLS = {"health", "list_languages", "list_voices", "design_voice", "speak", "clone_voice",
-         "transcribe", "list_takes", "get_take"}
+         "transcribe", "list_takes", "get_take", "render_script"}
 TRANSCRIPT = "A clip of speech for the test."
 
 
@@ -138,6 +138,14 @@ def test_stdio_every_tool_bad_calls_and_two_calls_at_once(tiny_checkpoint, tmp_p
             kept, _ = sf.read(said["file"], dtype="int16")
             np.testing.assert_array_equal(audio_of(fetched), kept)
 
+            mix = tmp_path / "dialogue.wav"
+            mixed = answer(await client.call_tool("render_script", {
+                "script": "Ann: Hello there.\nBob: Hello, Ann.", "output": str(mix),
+                "voices": {"Ann": {"voice": "Narrator"},
+                           "Bob": {"instruct": "an old man with a deep voice"}}, "seed": 1}))
+            assert mixed["speakers"] == ["Ann", "Bob"] and mixed["file"] == str(mix)
+            assert sf.info(mix).duration == pytest.approx(mixed["seconds"], abs=0.05)
+
             # No speech recognition model on this machine: one sentence, not a hang.
             assert "speech recognition model" in sentence(
                 await client.call_tool("transcribe", {"clip": str(clip)}))
@@ -154,6 +162,11 @@ def test_stdio_every_tool_bad_calls_and_two_calls_at_once(tiny_checkpoint, tmp_p
                 "get_take": [{"take_id": "0" * 32}],
                 "clone_voice": [{"name": "Narrator", "clip": str(clip), "transcript": "x"}],
                 "design_voice": [{"description": ""}],
+                "render_script": [
+                    {"script": "Ann: Hi.\nBob: Hi.", "voices": {"Ann": {"voice": "Narrator"}},
+                     "output": str(tmp_path / "m.wav")},
+                    {"script": "Ann: Hi.", "voices": {"Ann": {"voice": "Narrator"}},
+                     "output": str(tmp_path / "m.txt")}],
             }
             said_bad = []
             for tool, calls in bad.items():
@@ -163,6 +176,7 @@ def test_stdio_every_tool_bad_calls_and_two_calls_at_once(tiny_checkpoint, tmp_p
             assert "The argument 'text' of speak must be a string." in said_bad
             assert "The argument 'limit' of list_takes must be at least 1." in said_bad
             assert any("No saved voice is named 'Nobody'" in s for s in said_bad)
+            assert any("has no voice for Bob" in s for s in said_bad)
 
             # Two calls at once on the one engine: each its own take, as rendered alone.
             alone = [await client.call_tool("speak", FIRST),
