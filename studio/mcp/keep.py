@@ -22,9 +22,10 @@ def keeper(root: Path) -> TakeKeeper:
 def keep_take(keeper: TakeKeeper, engine, *, text: str, language: str | None,
               instruct: str | None, clip: Path | None, ref_text: str | None,
               voice_id: str | None, speed: float | None, options, rendered,
-              warn) -> str | None:
-    """Save ``rendered`` (audio, sample_rate, seed, seconds) as a take; its id, or None
-    when it could not be saved (``warn`` says why). Runs on the model's thread."""
+              warn) -> tuple[str | None, Path | None]:
+    """Save ``rendered`` (audio, sample_rate, seed, seconds) as a take: (its id, its
+    file), or Nones when it could not be saved (``warn`` says why). Runs on the model's
+    thread, the keeper's one thread."""
     request = RenderRequest(text=text, language=language, instruct=instruct, reference=clip,
                             ref_text=ref_text, speed=speed, seeds=(rendered.seed,),
                             options=options, mode="clone" if clip or voice_id else "design",
@@ -34,4 +35,4 @@ def keep_take(keeper: TakeKeeper, engine, *, text: str, language: str | None,
                    rendered.seconds, audio_seconds)
     cers = keeper.check_asr(text, [rendered], None, lambda _sentence: None)
     _batch, [take_id] = keeper.save(request, [rendered], run, None, cers, warn)
-    return take_id
+    return take_id, keeper.library().audio_path(take_id) if take_id else None

@@ -201,13 +201,13 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
             raise
         rendered = payload
         warnings: list[str] = []
-        take_id = await on_model_thread(lambda engine: keep_take(
+        take_id, kept = await on_model_thread(lambda engine: keep_take(
             takes, engine, text=text, language=parsed.language or resolved.language,
             instruct=resolved.instruct, clip=path, ref_text=clip_transcript,
             voice_id=saved.id if saved else None, speed=parsed.speed,
             options=parsed.options, rendered=rendered, warn=warnings.append))
         answer = {"take_id": take_id,
-                  "file": str(takes.library().audio_path(take_id)) if take_id else None,
+                  "file": str(kept) if kept else None,
                   "seconds": round(rendered.audio.shape[-1] / rendered.sample_rate, 3),
                   "sample_rate": rendered.sample_rate, "seed": rendered.seed,
                   "voice": resolved.name or resolved.instruct or ("clip" if path else "auto"),
