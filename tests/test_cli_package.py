@@ -27,7 +27,7 @@ def test_every_subcommand_is_a_module_in_the_table():
     parser = cli.build_parser()
     [subparsers] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     assert list(subparsers.choices) == list(cli.COMMANDS) == [
-        "synth", "download", "cache", "voices", "script", "serve", "selftest"]
+        "synth", "download", "cache", "voices", "script", "serve", "mcp", "selftest"]
     for name, module in cli.COMMANDS.items():
         assert callable(module.add_parser) and callable(module.run), name
 

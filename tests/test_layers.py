@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("models", ("studio.library", "studio.remote"), True),
     ("service", ("studio.service",), True),
     ("scripts", ("studio.scripts",), True),
-    ("serve", ("studio.serve",), True),
+    ("serve", ("studio.serve", "studio.mcp"), True),  # the HTTP and MCP front ends
     ("qt-core", ("studio.worker", "studio.settings", "studio.garbage", "studio.model_state"),
      False),
     ("devices", ("studio.audio",), False),

@@ -290,6 +290,8 @@ class Source:
             yield "self-test", node.args[2]
         elif name == "print" and node.args:
             yield "cli", node.args[0]  # only its error:/warning: lines count (see messages)
+        elif name == "_fail" and len(node.args) > 1:  # the CLI's one failure printer (cli/exits.py)
+            yield "error", node.args[1]
 
 
 class _Unpacked(ast.AST):

@@ -7,7 +7,8 @@ Each command is a module of this package with ``add_parser(subparsers)`` and
   on a speech server, in remote.py); ``download``: the model, resumable; ``cache``: the
   voice prompt cache; ``voices``: saved voices (list, save, export, import, delete);
   ``script``: render or import a multi-speaker script; ``serve``: the engine behind an
-  OpenAI-compatible HTTP API; ``selftest``: check this install.
+  OpenAI-compatible HTTP API; ``mcp``: the studio's tools for AI agents (MCP over
+  stdio); ``selftest``: check this install.
 
 Options several commands share are declared once in options.py, from the engine's
 tables of choices. A mistake the user can fix prints one sentence and exits with status
@@ -23,11 +24,11 @@ import sys
 from pathlib import Path
 
 from studio import __version__
-from studio.cli import cache, download, exits, script, selftest, serve, synth, voices
+from studio.cli import cache, download, exits, mcp, script, selftest, serve, synth, voices
 from studio.cli.options import Parser
 
 COMMANDS = {module.__name__.rpartition(".")[2]: module
-            for module in (synth, download, cache, voices, script, serve, selftest)}
+            for module in (synth, download, cache, voices, script, serve, mcp, selftest)}
 
 
 def build_parser() -> Parser:

@@ -25,10 +25,10 @@ from studio.cli.options import (
     add_seed,
     add_steps,
 )
-from studio.engine.options import MAX_SEED, model_source
+from studio.engine.options import model_source
 from studio.errors import UserError
+from studio.scripts.voices import voice_specs
 
-VOICE_KEYS = ("voice", "ref", "ref_text", "instruct", "seed", "language")
 MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
 MAX_VOICE_MAP_BYTES = 1024 * 1024  # a speaker is a line of JSON; a thousand fit many times
 
@@ -316,48 +316,6 @@ def read_voice_map(path: Path, speakers: list[str]) -> dict[str, dict]:
     return voice_specs(_load_map(path), speakers, str(path), Path(path).parent)
 
 
-def voice_specs(data: dict, speakers: list[str], path: str, folder: Path) -> dict[str, dict]:
-    """Each speaker's entry of a voice map, checked; clip paths resolved from ``folder``."""
-    missing = [s for s in speakers if s not in data]
-    if missing:
-        raise UserError(f"The voice map {path} has no voice for {', '.join(missing)}; add "
-                        f"{'them' if len(missing) > 1 else 'it'}.")
-    specs = {}
-    for speaker in speakers:
-        entry = data[speaker]
-        if not isinstance(entry, dict) or not entry:
-            raise UserError(f"The voice of {speaker} in {path} must be an object such as "
-                            '{"voice": NAME}, {"ref": CLIP, "ref_text": TEXT} or '
-                            '{"instruct": TEXT, "seed": N}.')
-        unknown = [k for k in entry if k not in VOICE_KEYS]
-        if unknown:
-            raise UserError(f"The voice of {speaker} in {path} has an unknown key "
-                            f"{unknown[0]!r}; use {', '.join(VOICE_KEYS)}.")
-        # A saved voice alone, a clip (with an instruct to steady it, if wanted), or an
-        # instruct alone.
-        sources = [k for k in ("voice", "ref") if k in entry]
-        if len(sources) > 1 or ("voice" in entry and "instruct" in entry) \
-                or not (sources or "instruct" in entry) or ("ref_text" in entry and "ref" not in entry):
-            raise UserError(f"The voice of {speaker} in {path} needs exactly one of a saved "
-                            '"voice", a "ref" clip or an "instruct".')
-        for key in ("voice", "ref", "ref_text", "instruct", "language"):
-            if key in entry and not isinstance(entry[key], str):
-                raise UserError(f'The "{key}" of {speaker} in {path} must be text.')
-        seed = entry.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
-                                 or not 0 <= seed <= MAX_SEED):
-            raise UserError(f'The "seed" of {speaker} in {path} must be a whole number from 0 '
-                            f'to {MAX_SEED}.')
-        spec = dict(entry)
-        if "ref" in spec:
-            ref = Path(spec["ref"]).expanduser()
-            spec["ref"] = ref if ref.is_absolute() else Path(folder) / ref
-            if not spec["ref"].is_file():
-                raise UserError(f"The reference clip {spec['ref']} of {speaker} does not exist.")
-        specs[speaker] = spec
-    return specs
-
-
 def _stem_paths(args, speakers: list[str]) -> dict[str, Path]:
     """One file per speaker in --stems, named after the speaker, in the mix's format (the
     folder is made only when the render has worked)."""
@@ -393,9 +351,9 @@ def _render(args, script, specs, studio_model, lexicon):
     from studio.engine.decode import DecodeOptions
     from studio.engine.engine import Engine, GenerationOptions, SynthesisItem, check_item
     from studio.engine.prompt_cache import default_cache_folder, disk_cache_enabled
-    from studio.library.voices import VoiceLibrary
-    from studio.scripts.render import VoiceSpec, render_script
-    from studio.service.voices import VoiceChoice, prompt_source, resolve_voice
+    from studio.scripts.render import render_script
+    from studio.scripts.voices import script_voices
+    from studio.service.voices import prompt_source
 
     for n, line in enumerate(script.lines):  # a bad line is said before the model loads
         try:
@@ -406,16 +364,7 @@ def _render(args, script, specs, studio_model, lexicon):
     engine = Engine.load(model_source(args.model, studio_model), device=args.device, precision=args.precision)
     prompts = prompt_source(engine, default_cache_folder() if disk_cache_enabled() else None,
                             DEFAULT_ASR_MODEL)
-    voices = {}
-    for speaker, spec in specs.items():
-        saved = None
-        if "voice" in spec:
-            with VoiceLibrary() as library:
-                saved = library.prompt_path(library.find(spec["voice"]).id)
-        prompt, _source = resolve_voice(engine, prompts, VoiceChoice(
-            saved_prompt=saved, reference=spec.get("ref"), ref_text=spec.get("ref_text")))
-        voices[speaker] = VoiceSpec(prompt, spec.get("instruct"), spec.get("seed"),
-                                    spec.get("language"))
+    voices = script_voices(engine, prompts, specs)
     options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))
     return render_script(engine, script, voices, options, seed=args.seed, lufs=args.lufs,
                          lexicon=lexicon, reuse=_reused(args, engine)), engine

@@ -134,39 +134,20 @@ def _import(library, args) -> dict:
 def _save(args, studio_model: str | None) -> dict:
     from studio.engine.asr import DEFAULT_ASR_MODEL
     from studio.engine.engine import Engine
-    from studio.engine.languages import resolve_language
     from studio.engine.prompt_cache import default_cache_folder, disk_cache_enabled
-    from studio.library import fields
-    from studio.library.clips import check_voice_clip
-    from studio.library.voices import VoiceLibrary
+    from studio.service.voice_save import check_new_voice, save_voice
     from studio.service.voices import prompt_source
 
     # Everything that needs no model first, so a clash or a bad clip costs nothing.
-    try:
-        name = fields.clean_name(args.name)
-        tags = fields.clean_tags([tag for tag in args.tags.split(",") if tag.strip()])
-    except fields.InvalidField as exc:
-        raise UserError(exc.sentence()) from None
-    language, unknown = resolve_language(args.lang)
-    if unknown:
-        raise UserError(f"Language '{args.lang}' is not recognised; pick a language id such as "
-                        "'en' or a name such as 'English'.")
-    with VoiceLibrary() as library:
-        if library.name_taken(name):
-            raise UserError(f"A voice named '{name}' already exists; choose another name.")
-    seconds = check_voice_clip(args.ref)
-
+    new = check_new_voice(args.name, args.ref, args.tags.split(","), args.lang)
+    seconds = new.seconds
     with library_chatter_to_log():
         engine = Engine.load(model_source(args.model, studio_model), device=args.device,
                              precision=args.precision)
         prompts = prompt_source(engine, default_cache_folder() if disk_cache_enabled() else None,
                                 args.asr_model or DEFAULT_ASR_MODEL)
-        preprocess = not args.no_preprocess
-        prompt, source = prompts.obtain(args.ref, args.ref_text, preprocess=preprocess)
-        key = prompts.key_for(args.ref, args.ref_text, preprocess)
-    with VoiceLibrary() as library:
-        voice = library.create(name, args.ref, prompt, tags=tags, language=language,
-                               cache_key=key)
+        voice, source = save_voice(prompts, new, args.ref_text,
+                                   preprocess=not args.no_preprocess)
     return {
         "name": voice.name, "id": voice.id, "transcript": voice.transcript,
         "clip_seconds": round(seconds, 2), "prompt_source": source,

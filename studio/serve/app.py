@@ -33,6 +33,7 @@ from studio.serve.request import (
     RequestError,
     TooLarge,
     Unauthorized,
+    check_request,
 )
 from studio.serve.voices import resolve_voice, saved_voices
 from studio.sound.stream_out import SSE_DONE, SSE_ERROR, SSE_MEDIA_TYPE
@@ -184,19 +185,10 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
                             media_type=SSE_MEDIA_TYPE, headers=headers)
         return Response(data, media_type=MEDIA_TYPES[parsed.response_format], headers=headers)
 
+    from studio.mcp.http import mount_mcp  # the same tools agents get over stdio, at /mcp
+
+    mount_mcp(app, renderer, data_root, check_key, error)
     return app
-
-
-def check_request(parsed, voice) -> list[str]:
-    """The engine's own checks, before the request waits in the queue; returns its notes
-    (an unknown language is spoken without a hint, and said so)."""
-    from studio.engine.engine import SynthesisItem, check_item
-
-    notes: list[str] = []
-    check_item(SynthesisItem(text=parsed.text, language=parsed.language or voice.language,
-                             instruct=voice.instruct, speed=parsed.speed, seed=parsed.seed),
-               warn=notes.append)
-    return notes
 
 
 async def read_body(request: Request) -> bytes:

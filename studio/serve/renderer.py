@@ -16,6 +16,7 @@ before the queue only its header was read, so a request refused with 429 cost no
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import math
 import threading
@@ -108,6 +109,7 @@ class Renderer:
         self.model_id = model_id(model)
         self._lock = threading.Condition()
         self._pending: deque[Ticket] = deque()
+        self._calls: deque[tuple[object, concurrent.futures.Future]] = deque()
         self._admitted = 0
         self._stopping = False
         self._ready = threading.Event()
@@ -148,6 +150,17 @@ class Renderer:
             self._pending.append(ticket)
             self._lock.notify()
 
+    def call(self, work) -> concurrent.futures.Future:
+        """Run ``work(engine)`` on the model's thread, between two batches (encoding a
+        voice to save, keeping a take): the model has one owner whoever asks."""
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        with self._lock:
+            if self._stopping:
+                raise QueueFull(1)
+            self._calls.append((work, future))
+            self._lock.notify()
+        return future
+
     # --------------------------------------------------------- worker thread
 
     def _run(self) -> None:
@@ -162,13 +175,26 @@ class Renderer:
         self._ready.set()
         while True:
             with self._lock:
-                while not self._pending and not self._stopping:
+                while not self._pending and not self._calls and not self._stopping:
                     self._lock.wait()
                 if self._stopping:
+                    for _work, future in self._calls:
+                        future.cancel()
                     return
-                batch = self._take()
+                call = self._calls.popleft() if self._calls else None
+                batch = [] if call else self._take()
+            if call is not None:
+                self._run_call(*call)
             if batch:
                 self._render(batch)
+
+    def _run_call(self, work, future: concurrent.futures.Future) -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(work(self.engine))
+        except BaseException as exc:  # the caller's to report; this thread goes on
+            future.set_exception(exc)
 
     def _take(self) -> list[Ticket]:
         """The oldest waiting ticket and those that can share its batch (lock held)."""

@@ -253,3 +253,15 @@ def parse_speech(body: object) -> SpeechRequest:
         ref_text=ref_text,
         model=_string(body, "model"),
     )
+
+
+def check_request(parsed, voice) -> list[str]:
+    """The engine's own checks, before the request waits in the queue; returns its notes
+    (an unknown language is spoken without a hint, and said so)."""
+    from studio.engine.engine import SynthesisItem, check_item
+
+    notes: list[str] = []
+    check_item(SynthesisItem(text=parsed.text, language=parsed.language or voice.language,
+                             instruct=voice.instruct, speed=parsed.speed, seed=parsed.seed),
+               warn=notes.append)
+    return notes
