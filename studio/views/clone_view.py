@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from studio.service.requests import RenderRequest, VoiceSaveRequest
 from studio.views.generate_form import GenerateForm
@@ -67,12 +67,7 @@ class CloneView(JobSlots, QWidget):
         layout.addWidget(rule())
         layout.addSpacing(10)
 
-        # The form scrolls this with its inputs and pins Generate, progress and Cancel below.
-        self.form.add_above(content)
-        self.form.set_page_margins(24, 18, 24, 12)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.form)
+        self.form.fill(self, content)
 
         self.form.generate_requested.connect(self._generate)
         self.form.cancel_requested.connect(self.cancel_requested)

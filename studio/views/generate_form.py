@@ -486,6 +486,15 @@ class GenerateForm(QWidget):
         self._pageLayout.setContentsMargins(left, top, right, 10)
         self.actionBar.layout().setContentsMargins(left, 6, right, bottom)
 
+    def fill(self, view: QWidget, content: QWidget) -> None:
+        """Make this form the whole of ``view``, with ``content`` (the view's own inputs)
+        scrolling above the text and Generate, progress and Cancel pinned below."""
+        self.add_above(content)
+        self.set_page_margins(24, 18, 24, 12)
+        outer = QVBoxLayout(view)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self)
+
     def add_above(self, widget: QWidget, stretch: int = 0) -> None:
         """Put a view's own inputs (title, reference clip) at the top of the scrolling page,
         above the text, in the order added."""

@@ -61,12 +61,8 @@ class LibraryEdits:
             key = self.prompts.key_for(request.clip, request.transcript, request.preprocess)
             voice = library.create(name, request.clip, prompt, tags=request.tags,
                                    language=request.language, cache_key=key)
-        except UserError as exc:
-            job.report("failed", str(exc))
-            return
-        except Exception:
-            log.exception("%r failed", job)
-            job.report("failed", INTERNAL_ERROR)
+        except Exception as exc:  # a sentence, or a bug (logged)
+            self._job_stopped(job, exc)
             return
         self.voices_changed.emit()
         job.report("done", voice.id)

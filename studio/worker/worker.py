@@ -236,12 +236,8 @@ class InferenceWorker(LocalRendering, RemoteRendering, LibraryEdits, QObject):
             return
         try:
             text = self.prompts.transcribe_file(reference)
-        except UserError as exc:
-            job.report("failed", str(exc))
-            return
-        except Exception:
-            log.exception("%r failed", job)
-            job.report("failed", INTERNAL_ERROR)
+        except Exception as exc:  # a sentence, or a bug (logged)
+            self._job_stopped(job, exc)
             return
         job.report("done", text)
 
