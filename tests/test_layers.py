@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("sound", ("studio.sound",), True),
     ("engine", ("studio.engine",), True),
     ("models", ("studio.library", "studio.remote"), True),
+    ("judges", ("studio.judges",), True),
     ("service", ("studio.service",), True),
     ("scripts", ("studio.scripts",), True),
     ("serve", ("studio.serve",), True),
