@@ -54,3 +54,22 @@ def test_takes_refusals_are_one_sentence(tiny_checkpoint, capfd, tmp_path, args,
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert code == 2 and len(lines) == 1 and says in lines[0], stderr
     assert not out.exists()
+
+
+def test_takes_hear_the_language_id_and_score_the_words(tiny_checkpoint, capfd, tmp_path,
+                                                         monkeypatch):
+    from studio.judges.words import HeardWord
+    from studio.service import judging
+
+    asked = []
+
+    def fake(model):  # a recogniser that hears "Hello" only: "there" was dropped
+        return lambda audio, rate, language: asked.append(language) or [HeardWord("Hello")]
+
+    monkeypatch.setattr(judging, "whisper_recogniser", fake)
+    code, stdout, stderr = _synth(tiny_checkpoint, capfd, "--text", "Hello there.", "--lang",
+                                  "English", "--takes", 2, "--out", tmp_path / "b.wav", "--json")
+    assert code == 0, stderr
+    assert asked == ["en", "en"]
+    words = json.loads(stdout)["takes"][0]["judgements"][1]
+    assert words["details"]["dropped"] == 1 and words["score"] == 0.5

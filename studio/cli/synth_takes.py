@@ -49,9 +49,12 @@ def pick(args, text: str, results, reference_path) -> tuple[int, dict]:
     if reference_path is not None:
         clip, rate = read_audio(reference_path)
         reference = (clip.mean(axis=0), rate)
+    from studio.engine.languages import resolve_language
+
+    language, _ = resolve_language(args.lang)  # "English" -> "en"; the render warned already
     judges = Judges(recognise=whisper_recogniser(args.asr_model))
     takes = [(r.audio.reshape(-1), r.sample_rate) for r in results]
-    judged = judges.judge_takes(takes, text, args.lang, reference)
+    judged = judges.judge_takes(takes, text, language, reference)
     order = ranked(judged)
     best = order[0]
     return best, {

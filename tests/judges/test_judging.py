@@ -12,6 +12,8 @@ from studio.service.judging import Judges, TakeJudgement, ranked, store
 from tests.judges.conftest import T1, T2
 from tests.judges.test_sound import _with_noise
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 
 def _hears(text: str):
     return lambda audio, rate, language: [HeardWord(w) for w in text.split()]

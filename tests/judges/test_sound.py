@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from studio.judges.scores import BAD, OK
 from studio.judges.sound import judge_sound
 from tests.judges.conftest import T1
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _with_noise(clean: np.ndarray, snr_db: float) -> np.ndarray:

@@ -11,6 +11,8 @@ from studio.judges.scores import BAD, OK
 from studio.judges.voice import cosine, find_switch, judge_voice
 from tests.judges.conftest import T1, T2
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 
 def test_other_voice_scores_lower_than_the_same_voice(speak, encoder):
     ref = encoder.embed(*speak(T1, "en+m3"))
