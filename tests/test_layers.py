@@ -4,7 +4,7 @@ Every import in ``studio/`` counts, those inside functions too (223 of 479 were 
 when this test was written, where an import-time check sees nothing). Three rules:
 
 1. No Qt (PySide6, shiboken6) in the Qt-free layers: the ground floor, sound, engine,
-   library, remote, service, scripts and serve.
+   library, remote, judges, service, scripts and serve.
 2. Imports point downward: a module imports its own layer or those below it.
 3. No import cycles among modules.
 
@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("sound", ("studio.sound",), True),
     ("engine", ("studio.engine",), True),
     ("models", ("studio.library", "studio.remote"), True),
+    ("judges", ("studio.judges",), True),
     ("service", ("studio.service",), True),
     ("scripts", ("studio.scripts",), True),
     ("serve", ("studio.serve", "studio.mcp"), True),  # the HTTP and MCP front ends

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from studio.cli import remote
+from studio.cli import remote, synth_takes
 from studio.cli.common import (
     AUDIO_SUFFIXES,
     check_output,
@@ -60,6 +60,7 @@ def add_synth_options(synth) -> None:
     synth.add_argument("--speed", type=float, help="speaking speed factor (>1 faster)")
     synth.add_argument("--duration", type=float, help="exact output duration in seconds (overrides --speed)")
     add_seed(synth, "random seed (default: a fresh one, reported)")
+    synth_takes.add_arguments(synth)
     synth.add_argument("--no-denoise", action="store_true", help="leave out the denoise token")
     synth.add_argument("--no-preprocess", action="store_true", help="do not trim the reference clip")
     synth.add_argument("--no-postprocess", action="store_true", help="do not trim silence from the output")
@@ -179,6 +180,7 @@ def run_synth(args) -> dict:
     if args.ref_text is not None and args.ref is None:
         raise UserError("--ref-text is the transcript of a reference clip; give the clip with "
                         "--ref, or leave --ref-text out.")
+    synth_takes.check(args)
     if args.backend is not None:
         return remote.run(args, text)
     if args.api_key is not None or args.dialect is not None or args.timeout is not None:
@@ -189,16 +191,18 @@ def run_synth(args) -> dict:
 
     voice = _saved_voice(args.voice) if args.voice is not None else None
     options = _options(args)
-    [item] = synthesis_items(text, [args.seed], language=args.lang, instruct=args.instruct,
+    items = synthesis_items(text, synth_takes.seeds(args), language=args.lang,
+                            instruct=args.instruct,
                              speed=args.speed, duration=args.duration,
                              lexicon=load_pronunciations(args.dictionary),
                              saved=voice[0] if voice is not None else None)
     # The engine checks again; checking here reports a typo before the model loads.
     check_options(options)
-    check_item(item)
+    for item in items:
+        check_item(item)
 
     with library_chatter_to_log():
-        return _render(args, options, item, voice, command_started)
+        return _render(args, options, items, voice, command_started)
 
 
 def _saved_voice(name: str):
@@ -211,7 +215,7 @@ def _saved_voice(name: str):
         return voice, library.prompt_path(voice.id)
 
 
-def _render(args, options, item, voice, command_started: float) -> dict:
+def _render(args, options, items, voice, command_started: float) -> dict:
     from studio.engine.accel.accelerator import Accelerator
     from studio.engine.engine import Engine, check_item
     from studio.engine.options import resolve_decode_mode
@@ -240,15 +244,22 @@ def _render(args, options, item, voice, command_started: float) -> dict:
     prompt, source = resolve_voice(engine, prompts, choice, warn=warn)
     encodes, transcriptions = (prompts.encodes, prompts.transcriptions) if prompts else (0, 0)
 
-    item.prompt = prompt
+    for item in items:
+        item.prompt = prompt
+    item = items[0]
     show = not args.quiet and sys.stderr.isatty()
+    judged: dict = {}
     with AudioOut(args, engine.sample_rate) as out:
-        [result] = accel.run(lambda: engine.synthesize(
-            [item], options, on_progress=ProgressBar(show), warn=warn,
+        results = accel.run(lambda: engine.synthesize(
+            items, options, on_progress=ProgressBar(show), warn=warn,
             on_chunk=out.chunk if args.stream else None))
         report = accel.report
         accel.release()
         seconds = time.perf_counter() - started
+        result = results[0]
+        if len(results) > 1:
+            best, judged = synth_takes.pick(args, item.text, results, args.ref)
+            result = results[best]
         write_side_files(args, result, prompt, finish=lambda: out.finish(result.audio))
     audio_seconds = result.audio.shape[-1] / result.sample_rate
     if report.reason:
@@ -278,6 +289,7 @@ def _render(args, options, item, voice, command_started: float) -> dict:
         "read_text": item.lexicon.apply(item.text, check_item(item)[0]) if item.lexicon
         else item.text,
         "warnings": warnings,
+        **judged,
     }
 
 

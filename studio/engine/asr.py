@@ -82,3 +82,22 @@ class Transcriber:
             self._pipe = self._load()
         result = self._pipe({"array": np.squeeze(wave), "sampling_rate": sample_rate})
         return result["text"].strip()
+
+    def words(self, wave: np.ndarray, sample_rate: int, language: str | None = None
+              ) -> list[tuple[str, float | None, float | None]]:
+        """The transcript as (word, start s, end s), for the take judges' word diff."""
+        if self._pipe is None:
+            self._pipe = self._load()
+        kwargs = {"language": language} if language else {}
+        result = self._pipe({"array": np.squeeze(wave), "sampling_rate": sample_rate},
+                            return_timestamps="word", generate_kwargs=kwargs)
+        return [(c["text"].strip(), *c["timestamp"]) for c in result.get("chunks", [])]
+
+
+def whisper_covers(language: str | None) -> bool:
+    """Whether Whisper knows the language id (None: it detects the language itself)."""
+    if language is None:
+        return True
+    from transformers.models.whisper.tokenization_whisper import LANGUAGES
+
+    return language.lower() in LANGUAGES

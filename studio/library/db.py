@@ -120,8 +120,13 @@ ALTER TABLE voices ADD COLUMN use_count INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE voices ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;  -- restorable until purged
 """
 
+_V4_TAKE_JUDGEMENTS = """
+-- JSON: the take judges' verdicts (studio.service.judging); NULL until it is judged
+ALTER TABLE takes ADD COLUMN judgements TEXT;
+"""
+
 # Version n + 1 is MIGRATIONS[n]. Append; never edit or reorder.
-MIGRATIONS: tuple[str, ...] = (_V1_VOICES, _V2_TAKES, _V3_VOICE_USE)
+MIGRATIONS: tuple[str, ...] = (_V1_VOICES, _V2_TAKES, _V3_VOICE_USE, _V4_TAKE_JUDGEMENTS)
 
 
 def split_statements(script: str) -> list[str]:

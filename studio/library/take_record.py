@@ -73,6 +73,9 @@ class Take:
     audio_path: Path
     deleted: bool
     voice_name: str | None = None  # the saved voice it was rendered in: its name now, or then
+    # The judges' verdicts as stored (studio.service.judging.TakeJudgement.to_dict());
+    # None until the take is judged.
+    judgements: dict | None = None
 
 
 def known_fields(cls, data: dict) -> dict:

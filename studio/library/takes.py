@@ -285,6 +285,11 @@ class TakeLibrary:
     def set_notes(self, take_id: str, notes: str) -> Take:
         return self._update(take_id, notes=clean_notes(notes))
 
+    def set_judgements(self, take_id: str, judgements: dict) -> Take:
+        """Store the judges' verdicts with the take (replacing earlier ones)."""
+        return self._update(take_id, judgements=json.dumps(judgements, ensure_ascii=False,
+                                                           allow_nan=False))
+
     def delete(self, ids: Iterable[str] | str) -> None:
         """Soft delete: the takes leave the list and can be restored with :meth:`undelete`."""
         self._set_deleted(ids, True)
@@ -338,6 +343,7 @@ class TakeLibrary:
             deleted=bool(row["deleted"]),
             # A deleted voice keeps the name it had when the take was rendered.
             voice_name=row["voice_now"] or (row["voice_label"] if settings.voice_id else None),
+            judgements=json.loads(row["judgements"]) if row["judgements"] else None,
         )
 
     def _voice_label(self, settings: TakeSettings) -> str:

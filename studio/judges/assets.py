@@ -1,0 +1,46 @@
+"""Where the judges' weights files are, found without importing the packages that ship them.
+
+Resemblyzer's and speechmos' ``__init__`` pull librosa, webrtcvad or requests; we only need
+their files, so they are located through the installed distribution's metadata.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+from studio.errors import UserError
+
+GE2E_INSTALL = "pip install --no-deps Resemblyzer==0.1.4"
+DNSMOS_INSTALL = "pip install 'omnivoice-desktop[judges]'"
+
+
+def _installed_file(distribution: str, relative: str) -> Path | None:
+    try:
+        path = Path(importlib.metadata.distribution(distribution).locate_file(relative))
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return path if path.is_file() else None
+
+
+def ge2e_weights() -> Path:
+    """Resemblyzer's GE2E speaker encoder (Apache-2.0, 17 MB)."""
+    path = _installed_file("Resemblyzer", "resemblyzer/pretrained.pt")
+    if path is None:
+        raise UserError("Judging voice match needs the speaker-embedding weights of the "
+                        f"Resemblyzer package, which is not installed; run: {GE2E_INSTALL}")
+    return path
+
+
+def dnsmos_model() -> Path:
+    """DNSMOS P.835 (Microsoft, MIT, 1.2 MB) from the speechmos wheel."""
+    path = _installed_file("speechmos", "speechmos/dnsmos_models/sig_bak_ovr.onnx")
+    if path is None:
+        raise UserError("Judging sound quality needs the DNSMOS model of the speechmos "
+                        f"package, which is not installed; run: {DNSMOS_INSTALL}")
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        raise UserError("Judging sound quality needs onnxruntime, which is not installed; "
+                        f"run: {DNSMOS_INSTALL}") from None
+    return path

@@ -1,0 +1,54 @@
+"""Words: the diff logic with fixed transcripts (Whisper's weights cannot be fetched in CI)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from studio.judges.scores import BAD, NOT_JUDGED, OK
+from studio.judges.words import HeardWord, judge_take_words, judge_words, word_diff
+
+ASKED = "The quick brown fox jumps over the lazy dog."
+
+
+def _timed(text: str, step: float = 0.4) -> list[HeardWord]:
+    return [HeardWord(w, i * step, i * step + 0.3) for i, w in enumerate(text.split())]
+
+
+def test_a_dropped_word_is_found_at_its_index_and_time():
+    diff = word_diff(ASKED, _timed("the quick fox jumps over the lazy dog"))
+    assert [(c.kind, c.asked_index, c.asked) for c in diff.changes] == [("dropped", 2, "brown")]
+    # between "quick" (ends 0.7 s) and "fox" (starts 0.8 s)
+    assert (diff.changes[0].start, diff.changes[0].end) == (0.7, 0.8)
+    assert abs(diff.wer - 1 / 9) < 1e-9
+
+
+def test_added_and_substituted_words_and_normalisation():
+    diff = word_diff(ASKED, "The QUICK, brown box jumps over the very lazy dog!")
+    kinds = [(c.kind, c.asked_index, c.asked, c.heard) for c in diff.changes]
+    assert kinds == [("substituted", 3, "fox", "box"), ("added", None, "", "very")]
+    assert word_diff(ASKED, "the quick brown fox jumps over the lazy dog").changes == ()
+
+
+def test_verdicts_and_one_line():
+    perfect = judge_words(ASKED, ASKED)
+    assert perfect.verdict == OK and perfect.score == 1.0
+    bad = judge_words(ASKED, "the dog")
+    assert bad.verdict == BAD and "dropped" in bad.explanation
+
+
+def test_a_fake_recogniser_and_an_uncovered_language():
+    heard = []
+
+    def recognise(audio, rate, language):
+        heard.append(language)
+        return _timed("the quick fox jumps over the lazy dog")
+
+    audio = np.zeros(100, np.float32)
+    verdict = judge_take_words(ASKED, audio, 24000, "en", recognise, lambda lang: True)
+    assert heard == ["en"] and verdict.details["dropped"] == 1
+    assert "\u201cbrown\u201d at 0.7 s" in verdict.explanation
+    none = judge_take_words(ASKED, audio, 24000, "qxu", recognise, lambda lang: lang == "en")
+    assert none.verdict == NOT_JUDGED and none.score is None and "'qxu'" in none.explanation
+    assert heard == ["en"]  # never guessed
+    absent = judge_take_words(ASKED, audio, 24000, "en", None, lambda lang: True)
+    assert absent.verdict == NOT_JUDGED and "not on this computer" in absent.explanation
