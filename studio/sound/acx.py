@@ -103,8 +103,8 @@ def check_chapter(audio: np.ndarray, sample_rate: int, title: str = "The chapter
     noise = _noise_db(audio, sample_rate)
     loud = np.nonzero(_frame_db(audio, sample_rate) > SILENT_DB)[0]
     frames = audio.size / sample_rate / FRAME_S
-    head = (loud[0] if loud.size else frames) * FRAME_S
-    tail = (frames - loud[-1] - 1 if loud.size else frames) * FRAME_S
+    head = float(loud[0] if loud.size else frames) * FRAME_S
+    tail = float(frames - loud[-1] - 1 if loud.size else frames) * FRAME_S
     problems = []
     low, high = RMS_RANGE_DB
     if not low <= rms <= high:
