@@ -29,7 +29,7 @@ from studio.engine.options import MAX_SEED, model_source
 from studio.errors import UserError
 
 VOICE_KEYS = ("voice", "ref", "ref_text", "instruct", "seed", "language")
-MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
+MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3", ".m4b")
 MAX_VOICE_MAP_BYTES = 1024 * 1024  # a speaker is a line of JSON; a thousand fit many times
 
 
@@ -47,7 +47,17 @@ def add_parser(commands) -> None:
     render.add_argument("--srt", type=Path, help="subtitles of what was rendered")
     add_steps(render)
     add_seed(render, "line n gets seed SEED+n (a voice's own wins)")
-    render.add_argument("--lufs", type=float, default=-16.0, help="loudness of the mix")
+    render.add_argument("--lufs", type=float, default=None,
+                        help="loudness of the mix (default -16; -20 for an .m4b audiobook)")
+    book = render.add_argument_group("audiobook (--out BOOK.m4b)")
+    book.add_argument("--title", default="", help="the book's title (default: the file's name)")
+    book.add_argument("--author", default="", help="the book's author")
+    book.add_argument("--cover", type=Path, help="the cover: a .png or .jpg image")
+    book.add_argument("--chapter-mp3s", action="store_true",
+                      help='also one MP3 per chapter, in "<book name> chapters/"')
+    book.add_argument("--acx-fix", action="store_true",
+                      help="apply the gain that brings each chapter within ACX's loudness "
+                           "rules, where a gain can")
     add_dictionary(render)
     add_model(render, "checkpoint folder or repo id")
     add_hardware(render)
@@ -56,7 +66,8 @@ def add_parser(commands) -> None:
     add_json(render)
 
     imported = sub.add_parser("import", help="make a project (.ovproj) of a script")
-    imported.add_argument("file", type=Path, help="the script: .txt, .md, .srt or .vtt")
+    imported.add_argument("file", type=Path,
+                          help="the script: .txt, .md, .srt or .vtt, or a book: .epub")
     imported.add_argument("--out", type=Path, required=True, help="the new .ovproj file")
     imported.add_argument("--voices", type=Path, help="the speakers' voices (JSON), if known")
     add_json(imported)
@@ -84,6 +95,14 @@ def summarise(args: argparse.Namespace) -> dict:
     script, specs, lexicon = _read(args)
     from studio.scripts.render import check_timeline
 
+    book = args.out.suffix.lower() == ".m4b"
+    _check_book_options(args, book)
+    if book:
+        from studio.scripts.audiobook import AUDIOBOOK_LUFS, with_room_tone
+
+        script = with_room_tone(script)  # pauses only: the lines and their takes are the same
+    if args.lufs is None:
+        args.lufs = AUDIOBOOK_LUFS if book else -16.0
     check_timeline(script)
     lexicon = _lexicon(lexicon, args.dictionary)
     if not (math.isfinite(args.lufs) and -70 <= args.lufs <= 0):
@@ -98,15 +117,20 @@ def summarise(args: argparse.Namespace) -> dict:
     from studio.scripts.export import stage_outputs
     from studio.staged import Staged
 
+    audiobook = None
     with Staged() as staged:
-        written = [str(p) for p in stage_outputs(staged, script, rendered, args.out, stems,
-                                                 args.srt)]
+        if book:
+            audiobook = _stage_book(args, staged, script, rendered)
+            written = [str(p) for p in audiobook.written]
+        else:
+            written = [str(p) for p in stage_outputs(staged, script, rendered, args.out,
+                                                     stems, args.srt)]
         kept = _keep_takes(args, script, specs, rendered, engine) if _is_project(args.file) \
             else 0
         staged.commit()
     from studio.scripts.render import chapters
 
-    return {
+    summary = {
         "out": str(args.out),
         "lines": len(script.lines),
         "speakers": script.speakers,
@@ -125,6 +149,56 @@ def summarise(args: argparse.Namespace) -> dict:
         "reused_lines": len(script.lines) - len(rendered.fresh),
         "takes_saved": kept,
     }
+    if audiobook is not None:
+        summary["chapters"] = audiobook.chapters
+        summary["acx"] = [report.as_dict() for report in audiobook.acx]
+        summary["acx_gains_db"] = audiobook.gains_applied
+        summary["warnings"] = [*summary["warnings"], *audiobook.sentences()]
+    return summary
+
+
+def _check_book_options(args, book: bool) -> None:
+    """One sentence for audiobook options without an .m4b, or stems with one."""
+    if args.script_command != "render":
+        return
+    if not book:
+        given = [flag for flag, value in (("--title", args.title), ("--author", args.author),
+                                          ("--cover", args.cover),
+                                          ("--chapter-mp3s", args.chapter_mp3s),
+                                          ("--acx-fix", args.acx_fix)) if value]
+        if given:
+            raise UserError(f"{given[0]} is for an audiobook; give --out a name ending in "
+                            ".m4b.")
+        return
+    if args.stems is not None:
+        raise UserError("An .m4b audiobook has no stems; leave out --stems, or use "
+                        "--chapter-mp3s for one file per chapter.")
+    if args.cover is not None:
+        from studio.sound.m4b import cover_size
+
+        cover_size(args.cover)
+
+
+def _stage_book(args, staged, script, rendered):
+    from studio.scripts.audiobook import chapter_mp3_paths, stage_audiobook
+
+    title = args.title or args.file.stem
+    mp3s = chapter_mp3_paths(args.out, script, rendered, title) if args.chapter_mp3s else []
+    for path in mp3s:
+        if path.exists():
+            raise UserError(f"The chapter file {path} exists already; move it or choose "
+                            "another name for the book.")
+    result = stage_audiobook(staged, script, rendered, args.out, title=title,
+                             author=args.author, cover=args.cover, mp3_paths=mp3s,
+                             fix_acx=args.acx_fix)
+    if args.srt is not None:
+        from studio.atomic import atomic_write
+        from studio.scripts.render import srt_text
+
+        with atomic_write(staged.path(args.srt)) as handle:
+            handle.write(srt_text(script, rendered).encode("utf-8"))
+        result.written.append(args.srt)
+    return result
 
 
 def _is_project(path: Path) -> bool:
@@ -281,6 +355,8 @@ def _import(args) -> dict:
     from studio.scripts.parse import read_script
     from studio.scripts.project import PROJECT_SUFFIX, Project
 
+    if args.file.suffix.lower() == ".epub":
+        return _import_book(args)
     script = read_script(args.file)
     voices = None
     if args.voices is not None:
@@ -299,6 +375,24 @@ def _import(args) -> dict:
                "warnings": script.warnings}
     summary["message"] = (f"Wrote {args.out}: {lines} lines, {len(speakers)} speakers "
                           f"({', '.join(speakers)}).")
+    return summary
+
+
+def _import_book(args) -> dict:
+    from studio.outputs import check_distinct
+    from studio.scripts.books import import_book
+    from studio.scripts.project import PROJECT_SUFFIX
+
+    check_output(args.out, (PROJECT_SUFFIX,), "project")
+    check_distinct([(args.file, "book"), (args.voices, "voice map")], [(args.out, "project")])
+    voices = None
+    if args.voices is not None:
+        data = _load_map(args.voices)
+        voices = voice_specs(data, list(data), str(args.voices), args.voices.parent)
+    summary = import_book(args.file, args.out, voices)
+    summary["message"] = (f"Wrote {args.out}: {summary['lines']} lines in "
+                          f"{len(summary['chapters'])} chapters of {summary['title']}"
+                          f"{' by ' + summary['author'] if summary['author'] else ''}.")
     return summary
 
 

@@ -121,49 +121,59 @@ def export_audiobook(plan: MixPlan, takes, out: Path, *, title: str = "", author
     plan = replace(plan, script=with_room_tone(plan.script))
     script, rendered, rate = mix_of_plan(plan, takes, lufs, on_progress=on_progress,
                                          cancel=cancel)
-    marks = chapter_marks(script, rendered, title)
-    folder = out.with_name(f"{out.stem} chapters")
-    mp3_paths = [folder / name for name in chapter_file_names(marks)] if mp3s else []
+    mp3_paths = chapter_mp3_paths(out, script, rendered, title) if mp3s else []
     takes_used = [(takes.audio_path(t), "take of a line") for t in plan.takes
                   if t is not None and takes is not None]
     check_distinct([(plan.project, "project"), (cover, "cover"), *takes_used],
                    [(out, "audiobook"), *((p, "chapter file") for p in mp3_paths)])
-    result = _write(script, rendered, marks, out, mp3_paths, title, author, cover, fix_acx,
-                    on_progress, cancel)
-    result.written = [out, *mp3_paths]
+    with Staged() as staged:
+        result = stage_audiobook(staged, script, rendered, out, title=title, author=author,
+                                 cover=cover, mp3_paths=mp3_paths, fix_acx=fix_acx,
+                                 on_progress=on_progress, cancel=cancel)
+        staged.commit()
     return result
 
 
-def _write(script, rendered, marks, out, mp3_paths, title, author, cover, fix_acx,
-           on_progress, cancel) -> AudiobookExport:
+def chapter_mp3_paths(out: Path, script: Script, rendered: Rendered, title: str = ""
+                      ) -> list[Path]:
+    """Where the per-chapter MP3s of the audiobook ``out`` go: "<out name> chapters/"."""
+    folder = Path(out).with_name(f"{Path(out).stem} chapters")
+    return [folder / name for name in chapter_file_names(chapter_marks(script, rendered,
+                                                                       title))]
+
+
+def stage_audiobook(staged, script: Script, rendered: Rendered, out: Path, *, title: str = "",
+                    author: str = "", cover: Path | None = None,
+                    mp3_paths: list[Path] = (), fix_acx: bool = False,
+                    on_progress: Progress | None = None, cancel=None) -> AudiobookExport:
+    """Write the audiobook (and the chapter MP3s) of a mix made with
+    :func:`with_room_tone` under ``staged``'s temporary names; they appear when it commits.
+    Each chapter is checked against ACX (after its fixing gain, with ``fix_acx``)."""
     from studio.sound.acx import apply_gain, check_chapter
     from studio.sound.files import AudioFileWriter
     from studio.sound.m4b import M4bWriter
-    from studio.staged import Staged
 
     rate = rendered.sample_rate
+    marks = chapter_marks(script, rendered, title)
     reports, gains = [], []
-    with Staged() as staged:
-        with M4bWriter(staged.path(out), rate, marks, title=title, author=author,
-                       cover=cover) as book:
-            for n, (mark, audio) in enumerate(zip(marks, chapter_audio(rendered, marks))):
-                _step(cancel, on_progress, f"Writing {mark.title}", n / len(marks))
+    with M4bWriter(staged.path(out), rate, marks, title=title, author=author,
+                   cover=cover) as book:
+        for n, (mark, audio) in enumerate(zip(marks, chapter_audio(rendered, marks))):
+            _step(cancel, on_progress, f"Writing {mark.title}", n / len(marks))
+            report = check_chapter(audio, rate, mark.title)
+            gain = 0.0
+            if fix_acx and report.fix_gain_db is not None:
+                gain = report.fix_gain_db
+                audio = apply_gain(audio, gain)
                 report = check_chapter(audio, rate, mark.title)
-                gain = 0.0
-                if fix_acx and report.fix_gain_db is not None:
-                    gain = report.fix_gain_db
-                    audio = apply_gain(audio, gain)
-                    report = check_chapter(audio, rate, mark.title)
-                reports.append(report)
-                gains.append(gain)
-                book.write(audio)
-                if mp3_paths:
-                    staged.folder(mp3_paths[n].parent)
-                    with AudioFileWriter(staged.path(mp3_paths[n]), rate, sync=False) as mp3:
-                        mp3.write(audio)
-        _step(cancel, on_progress, "Finishing", 1.0)
-        staged.commit()
-    sr = rate
-    spans = [{"title": m.title, "start": round(m.start / sr, 3), "end": round(m.end / sr, 3)}
-             for m in marks]
-    return AudiobookExport([], spans, reports, gains)
+            reports.append(report)
+            gains.append(gain)
+            book.write(audio)
+            if mp3_paths:
+                staged.folder(mp3_paths[n].parent)
+                with AudioFileWriter(staged.path(mp3_paths[n]), rate, sync=False) as mp3:
+                    mp3.write(audio)
+    _step(cancel, on_progress, "Finishing", 1.0)
+    spans = [{"title": m.title, "start": round(m.start / rate, 3),
+              "end": round(m.end / rate, 3)} for m in marks]
+    return AudiobookExport([Path(out), *mp3_paths], spans, reports, gains)

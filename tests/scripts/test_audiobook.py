@@ -11,13 +11,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from epub_fixture import write_epub
 from studio.errors import UserError
 from studio.scripts.audiobook import ROOM_TONE_S, export_audiobook
 from studio.scripts.books import ImportCancelled, import_book
 from studio.scripts.export import ExportCancelled, plan_mix
 from studio.scripts.project import Project
 from studio.sound.m4b import chapters_read, tags_read
+from tests.epub_fixture import write_epub
 
 RATE = 24000
 CHAPTERS = [("The Start", ["It began on a Monday.", "Nobody noticed."]),
