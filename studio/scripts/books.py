@@ -116,13 +116,15 @@ def read_book(path: Path, on_progress=None, cancel=None) -> tuple[Script, dict]:
     return script, about
 
 
-def import_book(path: Path, out: Path, voices: dict | None = None, *, on_progress=None,
-                cancel=None) -> dict:
-    """Write the project ``out`` from the book ``path``; returns a summary. A cancel or a
-    failure leaves no project file."""
+def import_book(path: Path, out: Path, voices=None, *, on_progress=None, cancel=None) -> dict:
+    """Write the project ``out`` from the book ``path``; returns a summary. ``voices`` is a
+    voice map, or a function of the speakers' names giving one. A cancel or a failure
+    leaves no project file."""
     from studio.scripts.project import Project
 
     script, about = read_book(path, on_progress, cancel)
+    if callable(voices):
+        voices = voices(script.speakers)
     _check(cancel, on_progress, "Writing the project", 0.8)
     if Path(out).exists():
         raise UserError(f"The project {out} exists already; choose a new name.")

@@ -76,6 +76,7 @@ class PlaysAndExports:
         """Cancel: the export running (if any), and the render (when one is)."""
         if self._export_job is not None:
             self._export_job.task.cancel()
+        self._cancel_import()
         if self._busy:
             self.cancel_requested.emit()
 
@@ -97,7 +98,8 @@ class PlaysAndExports:
         self.progress.setFormat(f"{what} · {fraction:.0%}")
 
     def _task_over(self) -> None:
-        if not self._busy and self._export_job is None and self._play_task is None:
+        if not self._busy and self._export_job is None and self._play_task is None \
+                and not self.importing():
             self.progress.hide()
         self._refresh()
 
