@@ -317,7 +317,8 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
             self.dictionarySection,
             ReflowRow((self.presetCombo, self.renderStaleButton, self.renderAllButton,
                        self.cancelButton, None)),
-            ReflowRow((self.exportEdit,), (self.stemsCheck, self.srtCheck, self.exportButton),
+            ReflowRow((self.exportEdit,), (self.stemsCheck, self.srtCheck, self.acxCheck,
+                                                 self.exportButton),
                       grow=(self.exportEdit,)),
             status,
         ]

@@ -103,3 +103,40 @@ def test_an_epub_opens_as_a_project_with_its_chapters(qtbot, view, tmp_path):
         qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
     assert said.args[0] == "Imported tale.epub into tale.ovproj: 6 lines in 3 chapters."
     assert view.project.setting("book_title") == "A Test Book"
+
+
+def test_an_m4b_exports_from_the_view_with_each_failing_chapter_said(qtbot, view, writer,
+                                                                     tmp_path):
+    from take_fixtures import add, voice
+
+    from studio.sound.m4b import chapters_read
+
+    epub = write_epub(tmp_path / "tale.epub", [("One", ["Hello."]), ("Two", ["Bye."]),
+                                               ("Three", ["The end."])])
+    view.pathEdit.setText(str(epub))
+    with qtbot.waitSignal(view.message, timeout=60_000):
+        qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
+    for n, line in enumerate(view.project.lines()):
+        # Chapter Two's lines at full scale, the others 26 dB under: the mix's one gain
+        # stops at Two's peaks, so One and Three are too quiet for ACX.
+        loud = line.chapter == "Two" or n == 3
+        take = add(writer, line.text, seed=n,
+                   audio=voice(1.0, amplitude=0.99 if loud else 0.05)).id
+        view.project.choose_take(line.id, take)
+    view._refresh()
+    out = tmp_path / "tale.m4b"
+    view.exportEdit.setText(str(out))
+    view.stemsCheck.setChecked(True)
+    with qtbot.waitSignal(view.message, timeout=60_000) as said:
+        view.exportButton.click()
+    assert said.args[0].startswith(f"Exported tale.m4b (3 chapters, and 3 chapter MP3s) to "
+                                   f"{tmp_path}. ACX: One: its RMS is ")
+    assert "Three: its RMS is" in said.args[0] and "Two:" not in said.args[0]
+    assert said.args[0].endswith("Tick ACX gain and export again to apply the gains.")
+    assert [title for title, _ in chapters_read(out)] == ["One", "Two", "Three"]
+    assert len(list((tmp_path / "tale chapters").iterdir())) == 3
+    view.acxCheck.setChecked(True)
+    view.exportEdit.setText(str(tmp_path / "fixed.m4b"))
+    with qtbot.waitSignal(view.message, timeout=60_000) as said:
+        view.exportButton.click()
+    assert said.args[0].endswith("Every chapter passes ACX."), said.args[0]
