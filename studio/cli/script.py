@@ -25,6 +25,7 @@ from studio.cli.options import (
     add_seed,
     add_steps,
 )
+from studio.cli.script_book import check_book_options, import_book_file, stage_book
 from studio.engine.options import MAX_SEED, model_source
 from studio.errors import UserError
 
@@ -96,7 +97,7 @@ def summarise(args: argparse.Namespace) -> dict:
     from studio.scripts.render import check_timeline
 
     book = args.out.suffix.lower() == ".m4b"
-    _check_book_options(args, book)
+    check_book_options(args, book)
     if book:
         from studio.scripts.audiobook import AUDIOBOOK_LUFS, with_room_tone
 
@@ -120,7 +121,7 @@ def summarise(args: argparse.Namespace) -> dict:
     audiobook = None
     with Staged() as staged:
         if book:
-            audiobook = _stage_book(args, staged, script, rendered)
+            audiobook = stage_book(args, staged, script, rendered)
             written = [str(p) for p in audiobook.written]
         else:
             written = [str(p) for p in stage_outputs(staged, script, rendered, args.out,
@@ -155,50 +156,6 @@ def summarise(args: argparse.Namespace) -> dict:
         summary["acx_gains_db"] = audiobook.gains_applied
         summary["warnings"] = [*summary["warnings"], *audiobook.sentences()]
     return summary
-
-
-def _check_book_options(args, book: bool) -> None:
-    """One sentence for audiobook options without an .m4b, or stems with one."""
-    if args.script_command != "render":
-        return
-    if not book:
-        given = [flag for flag, value in (("--title", args.title), ("--author", args.author),
-                                          ("--cover", args.cover),
-                                          ("--chapter-mp3s", args.chapter_mp3s),
-                                          ("--acx-fix", args.acx_fix)) if value]
-        if given:
-            raise UserError(f"{given[0]} is for an audiobook; give --out a name ending in "
-                            ".m4b.")
-        return
-    if args.stems is not None:
-        raise UserError("An .m4b audiobook has no stems; leave out --stems, or use "
-                        "--chapter-mp3s for one file per chapter.")
-    if args.cover is not None:
-        from studio.sound.m4b import cover_size
-
-        cover_size(args.cover)
-
-
-def _stage_book(args, staged, script, rendered):
-    from studio.scripts.audiobook import chapter_mp3_paths, stage_audiobook
-
-    title = args.title or args.file.stem
-    mp3s = chapter_mp3_paths(args.out, script, rendered, title) if args.chapter_mp3s else []
-    for path in mp3s:
-        if path.exists():
-            raise UserError(f"The chapter file {path} exists already; move it or choose "
-                            "another name for the book.")
-    result = stage_audiobook(staged, script, rendered, args.out, title=title,
-                             author=args.author, cover=args.cover, mp3_paths=mp3s,
-                             fix_acx=args.acx_fix)
-    if args.srt is not None:
-        from studio.atomic import atomic_write
-        from studio.scripts.render import srt_text
-
-        with atomic_write(staged.path(args.srt)) as handle:
-            handle.write(srt_text(script, rendered).encode("utf-8"))
-        result.written.append(args.srt)
-    return result
 
 
 def _is_project(path: Path) -> bool:
@@ -356,7 +313,7 @@ def _import(args) -> dict:
     from studio.scripts.project import PROJECT_SUFFIX, Project
 
     if args.file.suffix.lower() == ".epub":
-        return _import_book(args)
+        return import_book_file(args, _load_map, voice_specs)
     script = read_script(args.file)
     voices = None
     if args.voices is not None:
@@ -375,24 +332,6 @@ def _import(args) -> dict:
                "warnings": script.warnings}
     summary["message"] = (f"Wrote {args.out}: {lines} lines, {len(speakers)} speakers "
                           f"({', '.join(speakers)}).")
-    return summary
-
-
-def _import_book(args) -> dict:
-    from studio.outputs import check_distinct
-    from studio.scripts.books import import_book
-    from studio.scripts.project import PROJECT_SUFFIX
-
-    check_output(args.out, (PROJECT_SUFFIX,), "project")
-    check_distinct([(args.file, "book"), (args.voices, "voice map")], [(args.out, "project")])
-    voices = None
-    if args.voices is not None:
-        data = _load_map(args.voices)
-        voices = voice_specs(data, list(data), str(args.voices), args.voices.parent)
-    summary = import_book(args.file, args.out, voices)
-    summary["message"] = (f"Wrote {args.out}: {summary['lines']} lines in "
-                          f"{len(summary['chapters'])} chapters of {summary['title']}"
-                          f"{' by ' + summary['author'] if summary['author'] else ''}.")
     return summary
 
 

@@ -87,7 +87,7 @@ def read_book(path: Path, on_progress=None, cancel=None) -> tuple[Script, dict]:
     if path.suffix.lower() == ".epub":
         from studio.scripts.epub import read_epub
 
-        book = read_epub(path, on_progress, cancel)
+        book = read_epub(path, lambda what, f: _check(cancel, on_progress, what, f * 0.5))
         lines, chapter = [], None
         for n, paragraph in enumerate(book.paragraphs):
             if n in book.starts:

@@ -103,8 +103,9 @@ def _xml(data: bytes, name: str, path: Path) -> ElementTree.Element:
         raise UserError(f"The EPUB {path} has a damaged {name} ({exc}).") from None
 
 
-def read_epub(path: Path, on_progress=None, cancel=None) -> Book:
-    """The book in ``path``; one sentence for a file that is not a readable EPUB."""
+def read_epub(path: Path, step=None) -> Book:
+    """The book in ``path``; one sentence for a file that is not a readable EPUB.
+    ``step(what, fraction)`` is called before each page (it may raise to cancel)."""
     path = Path(path)
     try:
         book = zipfile.ZipFile(path)
@@ -134,12 +135,8 @@ def read_epub(path: Path, on_progress=None, cancel=None) -> Book:
             raise UserError(f"The EPUB {path} has no pages in its reading order (spine).")
         paragraphs, anchors = [], {}
         for n, name in enumerate(spine):
-            if cancel is not None and cancel.is_set():
-                from studio.scripts.books import ImportCancelled
-
-                raise ImportCancelled
-            if on_progress is not None:
-                on_progress("Reading the book", n / len(spine))
+            if step is not None:
+                step("Reading the book", n / len(spine))
             parser = _Text()
             parser.feed(_member(book, name, path).decode("utf-8", "replace"))
             parser.close()

@@ -79,9 +79,7 @@ OPEN_HINT = "A project (.ovproj, new or existing) or a script to import (.txt, .
 
 
 NARROW_TABLE = 560  # px: below it the lines table leaves out the Voice column
-
-
-RESIZE_ROWS = 100  # rows the contents-sized columns measure
+RESIZE_ROWS = 100  # rows the contents-sized columns measure (Qt's default: 1,000)
 
 
 class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsVoices,
@@ -127,8 +125,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
                                    "import the script into a new project beside it")
         self.browseButton = QPushButton("Browse…")
         self.browseButton.setObjectName("browseScriptButton")
-        self.browseButton.setToolTip("Open a project, or import a script (.txt, .md, .srt, "
-                                     ".vtt) or a book (.epub)")
+        self.browseButton.setToolTip("Open a project, or import a script or a book (.epub)")
         self.newButton = QPushButton("New script…")
         self.newButton.setObjectName("newScriptButton")
         self.newButton.setToolTip("Start a new project: name its file, then type its lines "
@@ -189,9 +186,8 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         # Wide enough for the longest status, so the column does not jump as lines render.
         header.resizeSection(STATUS, self.table.fontMetrics().horizontalAdvance("not rendered") + 16)
         header.resizeSection(VOICE, self.table.fontMetrics().horizontalAdvance("x" * 18))
-        # The number column fits the highest line number (MAX_LINES has 4 digits); the
-        # columns sized to their contents look at 100 rows, not 1,000: opening a book of
-        # 320 lines took 250 ms of the GUI thread measuring every row, now under 100 ms.
+        # Line numbers have at most 4 digits; measuring every row's contents made opening
+        # a 320-line book cost 250 ms of the GUI thread (under 100 ms now).
         header.resizeSection(NUMBER, self.table.fontMetrics().horizontalAdvance("0000") + 16)
         header.setResizeContentsPrecision(RESIZE_ROWS)
         self.cast = CastPanel()  # every speaker, its voice, a preview, a gone voice's warning
@@ -318,8 +314,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
             ReflowRow((self.presetCombo, self.renderStaleButton, self.renderAllButton,
                        self.cancelButton, None)),
             ReflowRow((self.exportEdit,), (self.stemsCheck, self.srtCheck, self.acxCheck,
-                                                 self.exportButton),
-                      grow=(self.exportEdit,)),
+                                           self.exportButton), grow=(self.exportEdit,)),
             status,
         ]
         for widget in self.rows:
@@ -474,10 +469,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
 
     def _known_voices(self, speakers) -> dict[str, dict]:
         """Speakers named like a saved voice get that voice at import."""
-        try:
-            names = {v.name.lower(): v.name for v in self.library().list()}
-        except Exception:
-            return {}
+        names = self._saved_voice_names()
         return {s: {"voice": names[s.lower()]} for s in speakers if s.lower() in names}
 
     def save_state(self, settings) -> None:

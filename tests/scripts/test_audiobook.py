@@ -4,7 +4,6 @@ puts them, with the book's title, author and cover; per-chapter MP3s beside it."
 
 from __future__ import annotations
 
-import subprocess
 import threading
 from types import SimpleNamespace
 
@@ -17,7 +16,7 @@ from studio.scripts.books import ImportCancelled, import_book
 from studio.scripts.export import ExportCancelled, plan_mix
 from studio.scripts.project import Project
 from studio.sound.m4b import chapters_read, tags_read
-from tests.epub_fixture import write_epub
+from tests.epub_fixture import png, write_epub
 
 RATE = 24000
 CHAPTERS = [("The Start", ["It began on a Monday.", "Nobody noticed."]),
@@ -51,8 +50,7 @@ def speech(seconds: float, rng) -> np.ndarray:
 
 @pytest.fixture
 def book(tmp_path):
-    subprocess.run(["convert", "-size", "40x30", "xc:orange", str(tmp_path / "c.png")],
-                   check=True)
+    (tmp_path / "c.png").write_bytes(png())
     epub = write_epub(tmp_path / "book.epub", CHAPTERS,
                       cover=(tmp_path / "c.png").read_bytes())
     summary = import_book(epub, tmp_path / "book.ovproj")
