@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from studio.sound.m4b import chapters_read, tags_read
-from tests.epub_fixture import write_epub
+from tests.epub_fixture import png, write_epub
 
 CHAPTERS = [("First", ["One line here."]), ("Second", ["Two words."]),
             ("Third", ["Three, and the end."])]
@@ -15,7 +15,7 @@ CHAPTERS = [("First", ["One line here."]), ("Second", ["Two words."]),
 
 def test_an_epub_imports_and_renders_to_an_m4b_with_its_chapters(cli, tmp_path,
                                                                    tiny_checkpoint):
-    epub = write_epub(tmp_path / "book.epub", CHAPTERS)
+    epub = write_epub(tmp_path / "book.epub", CHAPTERS, cover=png())
     (tmp_path / "v.json").write_text('{"Narrator": {"instruct": "male", "seed": 4}}',
                                      encoding="utf-8")
     code, stdout, stderr = cli("script", "import", epub, "--out", tmp_path / "book.ovproj",
@@ -34,7 +34,14 @@ def test_an_epub_imports_and_renders_to_an_m4b_with_its_chapters(cli, tmp_path,
     read = chapters_read(out)
     assert [t for t, _ in read] == ["First", "Second", "Third"]
     assert [s for _, s in read] == [c["start"] for c in summary["chapters"]]
-    assert tags_read(out)["artist"] == "Ada Author" and tags_read(out)["title"] == "book"
+    # The book's title and cover came with the import; --author is given here.
+    assert tags_read(out)["artist"] == "Ada Author"
+    assert tags_read(out)["title"] == "A Test Book"
+    assert imported["cover"] == str(tmp_path / "book cover.png")
+    import av
+
+    with av.open(str(out)) as container:
+        assert [s.type for s in container.streams if s.type == "video"] == ["video"]
     assert len(summary["acx"]) == 3
     assert all({"rms_db", "peak_db", "noise_db", "sentence"} <= set(r) for r in summary["acx"])
     failing = [r["sentence"] for r in summary["acx"] if not r["passed"]]

@@ -32,15 +32,23 @@ def check_book_options(args, book: bool) -> None:
 
 def stage_book(args, staged, script, rendered):
     from studio.scripts.audiobook import chapter_mp3_paths, stage_audiobook
+    from studio.scripts.books import book_cover
+    from studio.scripts.project import PROJECT_SUFFIX, Project
 
-    title = args.title or args.file.stem
+    title, cover = args.title, args.cover
+    if args.file.suffix.lower() == PROJECT_SUFFIX:  # what an import kept: the book's own
+        with Project.open(args.file, read_only=True) as project:
+            title = title or project.setting("book_title") or ""
+            args.author = args.author or project.setting("book_author") or ""
+            cover = cover or book_cover(project)
+    title = title or args.file.stem
     mp3s = chapter_mp3_paths(args.out, script, rendered, title) if args.chapter_mp3s else []
     for path in mp3s:
         if path.exists():
             raise UserError(f"The chapter file {path} exists already; move it or choose "
                             "another name for the book.")
     result = stage_audiobook(staged, script, rendered, args.out, title=title,
-                             author=args.author, cover=args.cover, mp3_paths=mp3s,
+                             author=args.author, cover=cover, mp3_paths=mp3s,
                              fix_acx=args.acx_fix)
     if args.srt is not None:
         from studio.atomic import atomic_write

@@ -116,6 +116,29 @@ def read_book(path: Path, on_progress=None, cancel=None) -> tuple[Script, dict]:
     return script, about
 
 
+def book_cover(project) -> Path | None:
+    """The cover an import kept beside ``project`` (its setting names the file), if it
+    is still there."""
+    name = project.setting("book_cover")
+    path = Path(project.path).with_name(Path(name).name) if name else None
+    return path if path is not None and path.is_file() else None
+
+
+def _keep_cover(out: Path, about: dict) -> Path | None:
+    """The book's cover written beside the project (``<name> cover.jpg``), never over a
+    file that is there."""
+    if not about.get("cover"):
+        return None
+    from studio.atomic import atomic_write
+
+    path = out.with_name(f"{out.stem} cover{about['cover_suffix']}")
+    if path.exists():
+        return None
+    with atomic_write(path) as handle:
+        handle.write(about["cover"])
+    return path
+
+
 def import_book(path: Path, out: Path, voices=None, *, on_progress=None, cancel=None) -> dict:
     """Write the project ``out`` from the book ``path``; returns a summary. ``voices`` is a
     voice map, or a function of the speakers' names giving one. A cancel or a failure
@@ -128,16 +151,24 @@ def import_book(path: Path, out: Path, voices=None, *, on_progress=None, cancel=
     _check(cancel, on_progress, "Writing the project", 0.8)
     if Path(out).exists():
         raise UserError(f"The project {out} exists already; choose a new name.")
-    with Project.from_script(out, script, voices) as project:
-        for key in ("title", "author"):
-            if about[key]:
-                project.set_setting(f"book_{key}", about[key])
-        project.forget_history()
-        lines = len(project.lines())
-        speakers = [s.name for s in project.speakers()]
+    cover = _keep_cover(Path(out), about)
+    try:
+        with Project.from_script(out, script, voices) as project:
+            for key, value in (("title", about["title"]), ("author", about["author"]),
+                               ("cover", cover and cover.name)):
+                if value:
+                    project.set_setting(f"book_{key}", value)
+            project.forget_history()
+            lines = len(project.lines())
+            speakers = [s.name for s in project.speakers()]
+    except BaseException:
+        if cover is not None:
+            cover.unlink(missing_ok=True)
+        raise
     chapters = [line.chapter for line in script.lines if line.chapter]
     _check(None, on_progress, "Imported", 1.0)
     return {"project": str(out), "lines": lines, "speakers": speakers, "chapters": chapters,
             "characters": sum(len(line.text) for line in script.lines),
             "title": about["title"], "author": about["author"],
+            "cover": str(cover) if cover else None,
             "warnings": script.warnings}

@@ -247,12 +247,15 @@ class PlaysAndExports:
         stems, srt = self.stemsCheck.isChecked(), self.srtCheck.isChecked()
         title = self.project.setting("book_title") or self.project.path.stem
         author, fix = self.project.setting("book_author") or "", self.acxCheck.isChecked()
+        from studio.scripts.books import book_cover
+
+        cover = book_cover(self.project)
 
         def work(takes, progress, cancel):
             if book:
                 return export_audiobook(plan, takes, mix, title=title, author=author,
-                                        mp3s=stems, fix_acx=fix, on_progress=progress,
-                                        cancel=cancel)
+                                        cover=cover, mp3s=stems, fix_acx=fix,
+                                        on_progress=progress, cancel=cancel)
             return export_plan(plan, takes, mix, stems=stems, srt=srt, on_progress=progress,
                                cancel=cancel)
 
