@@ -25,11 +25,12 @@ from studio.cli.options import (
     add_seed,
     add_steps,
 )
+from studio.cli.script_book import check_book_options, import_book_file, stage_book
 from studio.engine.options import model_source
 from studio.errors import UserError
 from studio.scripts.voices import voice_specs
 
-MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
+MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3", ".m4b")
 MAX_VOICE_MAP_BYTES = 1024 * 1024  # a speaker is a line of JSON; a thousand fit many times
 
 
@@ -47,7 +48,17 @@ def add_parser(commands) -> None:
     render.add_argument("--srt", type=Path, help="subtitles of what was rendered")
     add_steps(render)
     add_seed(render, "line n gets seed SEED+n (a voice's own wins)")
-    render.add_argument("--lufs", type=float, default=-16.0, help="loudness of the mix")
+    render.add_argument("--lufs", type=float, default=None,
+                        help="loudness of the mix (default -16; -20 for an .m4b audiobook)")
+    book = render.add_argument_group("audiobook (--out BOOK.m4b)")
+    book.add_argument("--title", default="", help="the book's title (default: the file's name)")
+    book.add_argument("--author", default="", help="the book's author")
+    book.add_argument("--cover", type=Path, help="the cover: a .png or .jpg image")
+    book.add_argument("--chapter-mp3s", action="store_true",
+                      help='also one MP3 per chapter, in "<book name> chapters/"')
+    book.add_argument("--acx-fix", action="store_true",
+                      help="apply the gain that brings each chapter within ACX's loudness "
+                           "rules, where a gain can")
     add_dictionary(render)
     add_model(render, "checkpoint folder or repo id")
     add_hardware(render)
@@ -56,7 +67,8 @@ def add_parser(commands) -> None:
     add_json(render)
 
     imported = sub.add_parser("import", help="make a project (.ovproj) of a script")
-    imported.add_argument("file", type=Path, help="the script: .txt, .md, .srt or .vtt")
+    imported.add_argument("file", type=Path,
+                          help="the script: .txt, .md, .srt or .vtt, or a book: .epub")
     imported.add_argument("--out", type=Path, required=True, help="the new .ovproj file")
     imported.add_argument("--voices", type=Path, help="the speakers' voices (JSON), if known")
     add_json(imported)
@@ -84,6 +96,14 @@ def summarise(args: argparse.Namespace) -> dict:
     script, specs, lexicon = _read(args)
     from studio.scripts.render import check_timeline
 
+    book = args.out.suffix.lower() == ".m4b"
+    check_book_options(args, book)
+    if book:
+        from studio.scripts.audiobook import AUDIOBOOK_LUFS, with_room_tone
+
+        script = with_room_tone(script)  # pauses only: the lines and their takes are the same
+    if args.lufs is None:
+        args.lufs = AUDIOBOOK_LUFS if book else -16.0
     check_timeline(script)
     lexicon = _lexicon(lexicon, args.dictionary)
     if not (math.isfinite(args.lufs) and -70 <= args.lufs <= 0):
@@ -98,15 +118,20 @@ def summarise(args: argparse.Namespace) -> dict:
     from studio.scripts.export import stage_outputs
     from studio.staged import Staged
 
+    audiobook = None
     with Staged() as staged:
-        written = [str(p) for p in stage_outputs(staged, script, rendered, args.out, stems,
-                                                 args.srt)]
+        if book:
+            audiobook = stage_book(args, staged, script, rendered)
+            written = [str(p) for p in audiobook.written]
+        else:
+            written = [str(p) for p in stage_outputs(staged, script, rendered, args.out,
+                                                     stems, args.srt)]
         kept = _keep_takes(args, script, specs, rendered, engine) if _is_project(args.file) \
             else 0
         staged.commit()
     from studio.scripts.render import chapters
 
-    return {
+    summary = {
         "out": str(args.out),
         "lines": len(script.lines),
         "speakers": script.speakers,
@@ -125,6 +150,12 @@ def summarise(args: argparse.Namespace) -> dict:
         "reused_lines": len(script.lines) - len(rendered.fresh),
         "takes_saved": kept,
     }
+    if audiobook is not None:
+        summary["chapters"] = audiobook.chapters
+        summary["acx"] = [report.as_dict() for report in audiobook.acx]
+        summary["acx_gains_db"] = audiobook.gains_applied
+        summary["warnings"] = [*summary["warnings"], *audiobook.sentences()]
+    return summary
 
 
 def _is_project(path: Path) -> bool:
@@ -281,6 +312,8 @@ def _import(args) -> dict:
     from studio.scripts.parse import read_script
     from studio.scripts.project import PROJECT_SUFFIX, Project
 
+    if args.file.suffix.lower() == ".epub":
+        return import_book_file(args, _load_map, voice_specs)
     script = read_script(args.file)
     voices = None
     if args.voices is not None:

@@ -28,16 +28,21 @@ def build_export_row(view) -> None:
     """The export row's widgets, as attributes of ``view``."""
     view.exportEdit = QLineEdit()
     view.exportEdit.setObjectName("exportPathEdit")
-    view.exportEdit.setPlaceholderText("The mixed track: .wav, .flac, .ogg or .mp3")
+    view.exportEdit.setPlaceholderText("The mixed track: .wav, .flac, .ogg or .mp3, or an "
+                                       ".m4b audiobook")
     view.stemsCheck = QCheckBox("Stems")
     view.stemsCheck.setObjectName("exportStemsCheck")
     view.stemsCheck.setToolTip("One track per speaker, the mix's length, in a folder "
-                               "beside the mix")
+                               "beside the mix (an .m4b audiobook: one MP3 per chapter)")
     view.stemsCheck.setChecked(True)
     view.srtCheck = QCheckBox("Subtitles")
     view.srtCheck.setObjectName("exportSrtCheck")
     view.srtCheck.setToolTip("An SRT of what was rendered and a cue sheet of the chapters")
     view.srtCheck.setChecked(True)
+    view.acxCheck = QCheckBox("ACX gain")
+    view.acxCheck.setObjectName("exportAcxCheck")
+    view.acxCheck.setToolTip("An .m4b audiobook: give each chapter the gain that brings it "
+                             "within ACX's loudness rules, where a gain can")
     view.exportButton = QPushButton("Export")
     view.exportButton.setObjectName("exportScriptButton")
 
@@ -63,6 +68,21 @@ def _mix_task(view, work, failure: str, cancelled_by=()):
     return task
 
 
+def book_said(mix: Path, result) -> str:
+    """What an audiobook export wrote, and each chapter that fails ACX (one sentence each)
+    with the gain offered where a gain fixes it."""
+    mp3s = len(result.written) - 1
+    said = (f"Exported {mix.name} ({len(result.chapters)} chapters"
+            + (f", and {mp3s} chapter MP3s" if mp3s else "") + f") to {mix.parent}.")
+    failing = result.sentences()
+    if not failing:
+        return said + " Every chapter passes ACX."
+    said += " ACX: " + " ".join(failing)
+    if any(r.fix_gain_db is not None for r in result.acx if not r.passed):
+        said += " Tick ACX gain and export again to apply the gains."
+    return said
+
+
 class PlaysAndExports:
     """ScriptView's mix part (it holds the widgets, the player and the open project)."""
 
@@ -76,6 +96,7 @@ class PlaysAndExports:
         """Cancel: the export running (if any), and the render (when one is)."""
         if self._export_job is not None:
             self._export_job.task.cancel()
+        self._cancel_import()
         if self._busy:
             self.cancel_requested.emit()
 
@@ -97,7 +118,8 @@ class PlaysAndExports:
         self.progress.setFormat(f"{what} · {fraction:.0%}")
 
     def _task_over(self) -> None:
-        if not self._busy and self._export_job is None and self._play_task is None:
+        if not self._busy and self._export_job is None and self._play_task is None \
+                and not self.importing():
             self.progress.hide()
         self._refresh()
 
@@ -196,6 +218,11 @@ class PlaysAndExports:
     def export(self) -> None:
         """Check the path here (one sentence at once), then mix and write on the task's
         thread; ``message`` says what was written when it is."""
+        from studio.scripts.audiobook import (
+            AUDIOBOOK_SUFFIX,
+            check_audiobook_path,
+            export_audiobook,
+        )
         from studio.scripts.export import (
             ExportCancelled,
             check_mix_path,
@@ -210,15 +237,25 @@ class PlaysAndExports:
             self.notice.show_message("Type where the mix goes, such as show.wav.")
             return
         mix = Path(text).expanduser().absolute()
+        book = mix.suffix.lower() == AUDIOBOOK_SUFFIX
         try:
-            check_mix_path(mix)
+            check_audiobook_path(mix) if book else check_mix_path(mix)
             plan = plan_mix(self.project)
         except UserError as exc:
             self.notice.show_message(str(exc))
             return
         stems, srt = self.stemsCheck.isChecked(), self.srtCheck.isChecked()
+        title = self.project.setting("book_title") or self.project.path.stem
+        author, fix = self.project.setting("book_author") or "", self.acxCheck.isChecked()
+        from studio.scripts.books import book_cover
+
+        cover = book_cover(self.project)
 
         def work(takes, progress, cancel):
+            if book:
+                return export_audiobook(plan, takes, mix, title=title, author=author,
+                                        cover=cover, mp3s=stems, fix_acx=fix,
+                                        on_progress=progress, cancel=cancel)
             return export_plan(plan, takes, mix, stems=stems, srt=srt, on_progress=progress,
                                cancel=cancel)
 
@@ -240,7 +277,8 @@ class PlaysAndExports:
         if self.project is not None and self.project.path == job.project \
                 and self.project.setting("export_path") != str(mix):
             self.project.set_setting("export_path", str(mix))
-        said = f"Exported {mix.name} and {len(written) - 1} more files to {mix.parent}."
+        said = book_said(mix, written) if hasattr(written, "acx") else (
+            f"Exported {mix.name} and {len(written) - 1} more files to {mix.parent}.")
         if job.stale:
             said += (f" {job.stale} line{'s' if job.stale != 1 else ''} changed after rendering: "
                      "the mix has the takes rendered before the change.")

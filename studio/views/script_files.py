@@ -10,11 +10,12 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from studio.errors import UserError
 from studio.paths import data_dir
+from studio.scripts.books import BOOK_SUFFIXES
 from studio.scripts.parse import SCRIPT_SUFFIXES
 from studio.scripts.project import PROJECT_SUFFIX
 from studio.views.words import start_folder
 
-OPENABLE = (PROJECT_SUFFIX, *SCRIPT_SUFFIXES)
+OPENABLE = (PROJECT_SUFFIX, *SCRIPT_SUFFIXES, *BOOK_SUFFIXES)
 NEW_FILTER = f"Script projects (*{PROJECT_SUFFIX})"
 
 

@@ -65,7 +65,7 @@ class ShowsProject:
         idle = has and not self._busy
         self._enable(self.renderStaleButton, idle and stale > 0)
         self._enable(self.renderAllButton, idle and bool(rows))
-        self._enable(self.cancelButton, self._busy or self.exporting())
+        self._enable(self.cancelButton, self._busy or self.exporting() or self.importing())
         self._enable(self.exportButton, has and any(r.take for r in rows)
                      and not self.exporting())
         for widget in (self.voiceCombo, self.instructEdit, self.newSpeakerEdit, self.addLineButton,
