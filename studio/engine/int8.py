@@ -33,9 +33,9 @@ def quantize_weight(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(out, in) float weight -> (in, out) int8 values and (out,) fp32 scales.
 
     Symmetric per output channel: ``weight ~= values.T * scales[:, None]``. Clipping
-    each row's range to the one that rounds it best (0.75-1.0 x its max) changed no
-    row of the full-size checkpoint: at 127 levels a row of 1024 weights loses more
-    by clipping than its finer grid wins, so the full range is kept.
+    each row's range to the one that rounds it best (0.75-1.0 x its max) was measured
+    and dropped: at 127 levels a row of 1024 weights mostly loses more by clipping
+    than its finer grid wins (first-step logits 4.09 % off fp32 instead of 4.12 %).
     """
     w = weight.detach().to(torch.float32)
     scale = w.abs().amax(dim=1).clamp_min(torch.finfo(torch.float32).tiny) / 127.0
