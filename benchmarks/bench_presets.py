@@ -11,7 +11,7 @@ engine; the load average is printed beside each one.
 Usage (from the repository root)::
 
     python benchmarks/bench_presets.py --checkpoint DIR [--steps 8,12,16,32]
-        [--precisions bf16,int8] [--rounds 1] [--duration 10] [--json-out F]
+        [--precisions bf16,int8,int8@o_proj:bf16] [--rounds 1] [--duration 10] [--json-out F]
 """
 
 from __future__ import annotations
@@ -45,15 +45,30 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
+def load(checkpoint: Path, precision: str):
+    """``int8@o_proj:bf16/down_proj:int8x2`` loads int8 with that plan (int8.DEFAULT_PLAN)."""
+    import studio.engine.int8 as int8
+    from studio.engine.engine import Engine
+
+    name, _, plan = precision.partition("@")
+    default = int8.DEFAULT_PLAN
+    if plan:
+        int8.DEFAULT_PLAN = {**default, **dict(part.split(":") for part in plan.split("/"))}
+    try:
+        return Engine.load(checkpoint, device="cpu", precision=name)
+    finally:
+        int8.DEFAULT_PLAN = default
+
+
 def main(argv=None) -> int:
     from studio.engine.decode import DecodeOptions
-    from studio.engine.engine import Engine, GenerationOptions, SynthesisItem
+    from studio.engine.engine import GenerationOptions, SynthesisItem
 
     args = parse_args(argv)
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
     precisions = args.precisions.split(",")
     steps = [int(s) for s in args.steps.split(",")]
-    engines = {p: Engine.load(args.checkpoint, device="cpu", precision=p) for p in precisions}
+    engines = {p: load(args.checkpoint, p) for p in precisions}
     item = SynthesisItem(text=TEXT, instruct="female, low pitch", duration=args.duration, seed=0)
 
     def render(engine, n: int) -> tuple[float, float]:
