@@ -15,8 +15,14 @@ import torch.nn.functional as F
 import studio.engine.precision as precision_module
 from studio.cli import main
 from studio.engine.engine import Engine
-from studio.engine.int8 import (Bf16Linear, Int8Linear, bf16_linear_available, onednn_int8_available,
-                               quantize_projections, quantize_weight)
+from studio.engine.int8 import (
+    Bf16Linear,
+    Int8Linear,
+    bf16_linear_available,
+    onednn_int8_available,
+    quantize_projections,
+    quantize_weight,
+)
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.engine.precision import INT8_VERDICTS, Int8Verdict, choose_precision
 from studio.errors import UserError
