@@ -83,10 +83,10 @@ def main(argv=None) -> int:
         order = precisions if rnd % 2 == 0 else precisions[::-1]
         for n in steps:
             for p in order:
-                load = os.getloadavg()[0]
+                before = os.getloadavg()[0]
                 seconds, audio_s = render(engines[p], n)
                 row = {"round": rnd, "steps": n, "precision": p, "seconds": round(seconds, 2),
-                       "audio_s": round(audio_s, 2), "loadavg_1m_before": round(load, 2),
+                       "audio_s": round(audio_s, 2), "loadavg_1m_before": round(before, 2),
                        "loadavg_1m_after": round(os.getloadavg()[0], 2)}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
