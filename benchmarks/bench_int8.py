@@ -29,7 +29,8 @@ an assumption about a trained model's typical confidence, stated in docs/perform
 Usage (from the repository root)::
 
     python benchmarks/bench_int8.py [--size tiny|full] [--checkpoint DIR] [--cases a,b]
-        [--seeds g,0,1] [--steps 8] [--margin 2.0] [--precisions fp32,bf16,int8] [--json-out F]
+        [--seeds g,0,1] [--steps 8] [--margin 2.0] [--precisions fp32,bf16,int8] [--int8-plan o_proj:bf16/...]
+        [--only random|realistic_margins] [--json-out F]
 """
 
 from __future__ import annotations
@@ -72,6 +73,9 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int)
     p.add_argument("--margins-dir", type=Path, help="build the margins checkpoint here, or reuse "
                    "the one there (with its margins.json)")
+    p.add_argument("--only", choices=("random", "realistic_margins"), help="one checkpoint only")
+    p.add_argument("--int8-plan", default="", help="projection kinds the int8 load treats "
+                   "otherwise, e.g. o_proj:bf16/down_proj:int8x2 (studio.engine.int8.DEFAULT_PLAN)")
     p.add_argument("--json-out", type=Path)
     p.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # write one precision's renders here
     p.add_argument("--precision", help=argparse.SUPPRESS)
@@ -94,6 +98,10 @@ def run_child(args) -> int:
     from studio.engine.engine import Engine, GenerationOptions, SynthesisItem
 
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
+    if args.int8_plan:  # this child only: the plan its int8 load follows
+        import studio.engine.int8 as int8
+
+        int8.DEFAULT_PLAN = {**int8.DEFAULT_PLAN, **dict(p.split(":") for p in args.int8_plan.split("/"))}
     started = time.perf_counter()
     engine = Engine.load(args.checkpoint, device="cpu", precision=args.precision)
     load_s, load_peak = time.perf_counter() - started, peak_rss_gib()
@@ -220,7 +228,7 @@ def run_checkpoint(folder: Path, args, work: Path) -> dict:
         dump = work / f"{folder.name}-{precision}.pt"
         cmd = [sys.executable, __file__, "--child", str(dump), "--precision", precision,
                "--checkpoint", str(folder), "--cases", args.cases, "--seeds", args.seeds,
-               "--steps", str(args.steps)] + (["--threads", str(args.threads)] if args.threads else [])
+               "--steps", str(args.steps), "--int8-plan", args.int8_plan] + (["--threads", str(args.threads)] if args.threads else [])
         subprocess.run(cmd, check=True)
         out[precision] = torch.load(dump, weights_only=False)
         seconds = [r["seconds"] for r in out[precision]["renders"].values()]
@@ -270,10 +278,11 @@ def main(argv=None) -> int:
                   "bf16_feature": cpu_bf16_feature(), "int8_feature": cpu_int8_feature(),
                   "torch": torch.__version__, "threads": args.threads or os.cpu_count(),
                   "size": args.size if args.checkpoint is None else str(args.checkpoint),
-                  "steps": args.steps, "seeds": args.seeds, "cases": args.cases, "margins": margins,
+                  "steps": args.steps, "seeds": args.seeds, "int8_plan": args.int8_plan, "cases": args.cases, "margins": margins,
                   "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
-        report["random"] = run_checkpoint(folder, args, work)
-        report["realistic_margins"] = run_checkpoint(margins_dir, args, work)
+        for name, where in (("random", folder), ("realistic_margins", margins_dir)):
+            if args.only in (None, name):
+                report[name] = run_checkpoint(where, args, work)
         report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
         if args.json_out:
             args.json_out.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -182,8 +183,10 @@ _SAFETENSORS_DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.
                        "I16": torch.int16, "I8": torch.int8, "U8": torch.uint8, "BOOL": torch.bool}
 
 
-def _read_weights(path: Path, fix: str, dtype: torch.dtype | None = None) -> dict[str, torch.Tensor]:
-    """Every tensor of ``path``; floating-point ones cast to ``dtype`` as they are read.
+def _read_weights(path: Path, fix: str, dtype: torch.dtype | None = None,
+                  convert: Callable[[str, torch.Tensor], object] | None = None) -> dict[str, object]:
+    """Every tensor of ``path``; floating-point ones cast to ``dtype`` as they are read,
+    then passed through ``convert(key, tensor)`` (e.g. into an int8 module) if given.
 
     Plain reads into fresh tensors, not a memory map: a mapped file's pages count as
     resident while the mapping lives (2.4 GB at full size, beside the bf16 copy), and
@@ -207,7 +210,7 @@ def _read_weights(path: Path, fix: str, dtype: torch.dtype | None = None) -> dic
                     raise ValueError(f"{key} is truncated or misshapen")
                 if dtype is not None and tensor.is_floating_point() and tensor.dtype != dtype:
                     tensor = tensor.to(dtype)
-                state[key] = tensor
+                state[key] = tensor if convert is None else convert(key, tensor)
         return state
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:  # JSONDecodeError too
         log.info("reading %s failed: %r", path, exc)
@@ -220,17 +223,35 @@ def _llm_config(info: CheckpointInfo):
     return Qwen3Config.from_dict({k: v for k, v in info.llm_config.items() if k != "model_type"})
 
 
-def build_network(info: CheckpointInfo, device: torch.device, dtype: torch.dtype) -> OmniVoiceNet:
-    """Create the network on ``device`` and fill it from ``model.safetensors``."""
+def build_network(info: CheckpointInfo, device: torch.device, dtype: torch.dtype,
+                  convert: Callable[[str, torch.Tensor], object] | None = None) -> OmniVoiceNet:
+    """Create the network on ``device`` and fill it from ``model.safetensors``.
+
+    ``convert(key, tensor)`` may turn a ``<module>.weight`` into a module as it is read
+    (int8: each projection quantised before the next is read, so the float
+    projections never exist all at once); that module replaces ``<module>``.
+    """
     from transformers.models.qwen3.modeling_qwen3 import Qwen3RotaryEmbedding
 
     llm_config = _llm_config(info)
     llm_config._attn_implementation = "sdpa"
     fix = _refetch_hint(info.root)
-    state = _read_weights(info.root / "model.safetensors", fix, dtype)
+    state = _read_weights(info.root / "model.safetensors", fix, dtype, convert)
+    modules = {k.removesuffix(".weight"): state.pop(k) for k in list(state)
+               if isinstance(state[k], torch.nn.Module)}
     # Build without random init (meta tensors), then adopt the checkpoint's tensors.
     with torch.device("meta"):
         net = OmniVoiceNet(llm_config, info.audio)
+    for path, module in modules.items():  # placeholders until after the cast below
+        try:
+            linear = net.get_submodule(path)
+        except AttributeError:
+            linear = None
+        if not isinstance(linear, torch.nn.Linear) or (module.in_features, module.out_features) != (
+                linear.in_features, linear.out_features):
+            raise UserError(f"{info.root / 'model.safetensors'} has {path}.weight of the wrong "
+                            f"shape for this config; {fix}")
+        net.set_submodule(path, torch.nn.Identity())
     expected = dict(net.state_dict())
     state.setdefault("codebook_layer_offsets", torch.arange(info.audio.codebooks) * info.audio.vocab_size)
     missing = sorted(set(expected) - set(state))
@@ -252,6 +273,8 @@ def build_network(info: CheckpointInfo, device: torch.device, dtype: torch.dtype
     net.llm.rotary_emb = torch.nn.Identity()
     net.to(device=device, dtype=dtype)
     net.llm.rotary_emb = Qwen3RotaryEmbedding(config=llm_config).to(device)
+    for path, module in modules.items():
+        net.set_submodule(path, module)
     return net.eval()
 
 

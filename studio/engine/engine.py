@@ -35,7 +35,7 @@ from studio.engine.decode import DecodeItem, decode
 from studio.engine.duration import DurationEstimator
 from studio.engine.inputs import build_item
 from studio.engine.instruct import normalize_instruct, text_wants_chinese
-from studio.engine.int8 import quantize_projections
+from studio.engine.int8 import projection_converter
 from studio.engine.languages import resolve_language
 from studio.engine.lexicon import Lexicon
 from studio.engine.model import OmniVoiceNet
@@ -268,9 +268,8 @@ class Engine:
         choice = choose_precision(precision, dev)
         dtype = choice.dtype
         tokenizer = load_text_tokenizer(info)
-        net = build_network(info, dev, dtype)
-        if choice.name == "int8":  # quantised in place; the fp32 projection weights are freed
-            quantize_projections(net.llm)
+        # int8: each projection is quantised as it is read (its fp32 weight freed at once).
+        net = build_network(info, dev, dtype, projection_converter() if choice.name == "int8" else None)
         # The codec's convolutions exceed MPS limits, so it stays on the CPU there.
         codec = load_codec(info, torch.device("cpu") if dev.type == "mps" else dev)
         engine = cls(net, tokenizer, codec, info, dev, dtype)

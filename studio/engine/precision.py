@@ -52,7 +52,13 @@ INT8_VERDICTS: dict[str, Int8Verdict] = {
     # Zen 4, 2026-12-05: int8 projections were faster but further from fp32 than bf16
     # (full-size random checkpoint, 8 steps: token agreement 0.54 vs 0.70; with
     # realistic head margins 0.32 vs 0.76; first-step logits 4.1 % vs 1.4 % off).
-    "avx512_bf16": Int8Verdict(False, "int8 less close to fp32 than bf16 on a Zen 4"),
+    # Then every scheme in docs/performance.md was screened on the margins checkpoint's
+    # first-step logits (bench_int8_variants.py): two activation passes 3.3 %,
+    # SmoothQuant 3.5 %, clipped weight rows 4.1 %; the closest, gate/up int8 with the
+    # other projections bf16 (fp32 around them), 1.59 % against bf16's 1.41 %, and
+    # rendered end to end (8 greedy steps) 0.51 token agreement against bf16's 0.56.
+    # None is at least as close as bf16, so auto stays bf16 here.
+    "avx512_bf16": Int8Verdict(False, "no int8 plan measured as close to fp32 as bf16 on a Zen 4"),
 }
 
 

@@ -14,7 +14,14 @@ import torch.nn.functional as F
 import studio.engine.precision as precision_module
 from studio.cli import main
 from studio.engine.engine import Engine
-from studio.engine.int8 import Int8Linear, onednn_int8_available, quantize_weight
+from studio.engine.int8 import (
+    Bf16Linear,
+    Int8Linear,
+    bf16_linear_available,
+    onednn_int8_available,
+    quantize_projections,
+    quantize_weight,
+)
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.engine.precision import INT8_VERDICTS, Int8Verdict, choose_precision
 from studio.errors import UserError
@@ -63,6 +70,76 @@ def test_activations_are_scaled_per_token_so_one_loud_token_spoils_no_other(kern
     quiet = torch.arange(64) != 7
     assert rel_err(y[quiet], want[quiet]) < TOLERANCE
     assert rel_err(y[7:8], want[7:8]) < TOLERANCE
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_two_activation_passes_leave_the_weight_rounding_alone(kernel):
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(200, 256, generator=g)
+    w = torch.randn(128, 256, generator=g) * 0.02
+    want = F.linear(x.double(), w.double())
+    one = rel_err(Int8Linear.from_weight(w, kernel)(x), want)
+    two = rel_err(Int8Linear.from_weight(w, kernel, passes=2)(x), want)
+    # what is left is the weight's rounding: the exact input through the int8 weights
+    values_t, scale = quantize_weight(w)
+    weight_only = rel_err(x @ (values_t.float() * scale), want)
+    assert two < 0.8 * one
+    assert abs(two - weight_only) < 0.05 * weight_only
+
+
+@pytest.mark.parametrize("available", [bf16_linear_available()])
+def test_a_bf16_planned_projection_takes_and_gives_fp32(tiny_checkpoint, available):
+    engine = Engine.load(tiny_checkpoint, device="cpu", precision="fp32")
+    mlp = engine.net.llm.layers[0].mlp
+    x = torch.randn(1, 30, mlp.down_proj.in_features, generator=torch.Generator().manual_seed(5))
+    want = mlp.down_proj(x).double()
+    quantize_projections(engine.net.llm, plan={"down_proj": "bf16"})
+    down = engine.net.llm.layers[0].mlp.down_proj
+    y = down(x)
+    assert y.dtype == torch.float32
+    if available:  # bf16 rounding of both operands: about 0.3 %
+        assert isinstance(down, Bf16Linear) and 0 < rel_err(y, want) < 0.01
+    else:  # no oneDNN bf16 here: the projection stays fp32
+        assert isinstance(down, torch.nn.Linear) and rel_err(y, want) < 1e-6
+    assert isinstance(engine.net.llm.layers[0].mlp.up_proj, Int8Linear)
+
+
+def test_an_int8_load_quantises_as_it_reads_exactly_as_quantising_afterwards(tiny_checkpoint):
+    loaded = Engine.load(tiny_checkpoint, device="cpu", precision="int8")
+    after = Engine.load(tiny_checkpoint, device="cpu", precision="fp32")
+    quantize_projections(after.net.llm)
+    x = torch.randn(1, 40, after.net.llm.config.hidden_size, generator=torch.Generator().manual_seed(6))
+    with torch.inference_mode():
+        for a, b in zip(loaded.net.llm.layers, after.net.llm.layers):
+            assert torch.equal(a.mlp(x), b.mlp(x))
+            assert torch.equal(a.self_attn.o_proj(x[..., : a.self_attn.o_proj.in_features]),
+                               b.self_attn.o_proj(x[..., : b.self_attn.o_proj.in_features]))
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_an_int8_load_refuses_a_broken_projection_weight_in_one_sentence(tiny_checkpoint, tmp_path, bad):
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    copy = shutil.copytree(tiny_checkpoint, tmp_path / "OmniVoice")
+    state = load_file(copy / "model.safetensors")
+    name = "llm.layers.1.self_attn.q_proj.weight"
+    state[name][3, 4] = bad
+    save_file(state, copy / "model.safetensors")
+    with pytest.raises(UserError, match=f"^.*invalid \\(NaN or infinite\\) values in {name}; .*\\.$"):
+        Engine.load(copy, device="cpu", precision="int8")
+
+
+def test_an_int8_load_names_a_projection_of_the_wrong_shape(tiny_checkpoint, tmp_path):
+    import shutil
+
+    copy = shutil.copytree(tiny_checkpoint, tmp_path / "OmniVoice")
+    config = json.loads((copy / "config.json").read_text())
+    config["llm_config"]["intermediate_size"] = 96
+    (copy / "config.json").write_text(json.dumps(config))
+    with pytest.raises(UserError, match=r"(gate|up|down)_proj\.weight of the wrong shape for this config; "):
+        Engine.load(copy, device="cpu", precision="int8")
 
 
 def test_quantize_projections_replaces_every_projection_and_drops_its_float_weight(tiny_checkpoint):
