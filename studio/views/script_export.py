@@ -109,6 +109,17 @@ class PlaysAndExports:
         if self._export_job is not None:
             self._export_job.task.cancel(wait=WAIT_ON_CLOSE_S)
 
+    def _start_task(self, task, name: str, first_step: str, done, over, cancelled: str) -> None:
+        """Start a file task: its result goes to ``done``, a failure's sentence (or
+        ``cancelled``) to ``over``, and ``first_step`` shows on the progress line."""
+        task.done.connect(done)
+        task.failed.connect(over)
+        task.cancelled.connect(lambda: over(cancelled))
+        self.notice.clear_message()
+        self._task_progress(first_step, 0.0)
+        task.start(name)
+        self._refresh()
+
     def _task_progress(self, what: str, fraction: float) -> None:
         if self._busy:
             return  # the render's progress has the line
@@ -263,14 +274,10 @@ class PlaysAndExports:
                          cancelled_by=(ExportCancelled,))
         stale = sum(1 for r in self.model.rows() if r.status == "stale")
         job = SimpleNamespace(task=task, mix=mix, stale=stale, project=plan.project)
-        task.done.connect(lambda written: self._exported(job, written))
-        task.failed.connect(lambda sentence: self._export_over(job, sentence))
-        task.cancelled.connect(lambda: self._export_over(job, EXPORT_CANCELLED))
         self._export_job = job
-        self.notice.clear_message()
-        self._task_progress("Reading the takes", 0.0)
-        task.start("script-export")
-        self._refresh()
+        self._start_task(task, "script-export", "Reading the takes",
+                         lambda written: self._exported(job, written),
+                         lambda sentence: self._export_over(job, sentence), EXPORT_CANCELLED)
 
     def _exported(self, job, written) -> None:
         mix = job.mix

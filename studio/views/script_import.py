@@ -65,14 +65,10 @@ class ImportsBooks:
                         cancelled_by=(ImportCancelled,), parent=self)
         task.progress.connect(self._task_progress)
         job = SimpleNamespace(task=task, source=path, target=target)
-        task.done.connect(lambda summary: self._imported(job, summary))
-        task.failed.connect(lambda sentence: self._import_over(job, sentence))
-        task.cancelled.connect(lambda: self._import_over(job, IMPORT_CANCELLED))
         self._import_job = job
-        self.notice.clear_message()
-        self._task_progress("Reading the book", 0.0)
-        task.start("script-import")
-        self._refresh()
+        self._start_task(task, "script-import", "Reading the book",
+                         lambda summary: self._imported(job, summary),
+                         lambda sentence: self._import_over(job, sentence), IMPORT_CANCELLED)
 
     def _saved_voice_names(self) -> dict[str, str]:
         try:

@@ -38,7 +38,20 @@ def view(qtbot, reader, player):
     view.close_project()
 
 
-def test_a_100k_character_text_imports_with_the_window_responsive(qtbot, view, tmp_path):
+def test_a_100k_character_text_imports_with_the_window_responsive(qtbot, view, tmp_path,
+                                                                  monkeypatch):
+    import threading
+
+    from studio.scripts import books
+
+    threads = []
+    real_import = books.import_book
+
+    def import_book(*args, **kwargs):
+        threads.append(threading.current_thread())
+        return real_import(*args, **kwargs)
+
+    monkeypatch.setattr(books, "import_book", import_book)
     text = long_book()
     assert len(text) > 100_000
     book = tmp_path / "novel.md"
@@ -60,7 +73,9 @@ def test_a_100k_character_text_imports_with_the_window_responsive(qtbot, view, t
           f"worst late {worst * 1000:.1f} ms")
     assert said.args[0].startswith("Imported novel.md into novel.ovproj: ")
     assert said.args[0].endswith("in 10 chapters.")
-    assert ticks >= 3, "the GUI thread ran its timer while the book was imported"
+    # The import itself is quick here (50-100 ms), too quick for a 10 ms timer to count
+    # reliably: where it ran is what says the GUI thread stayed free.
+    assert threads and threads[0] is not threading.main_thread(), threads
     # On the GUI thread the import alone was ~95 ms and opening the 320 lines 250 ms.
     assert worst < 0.2
     assert any(f.startswith("Reading the book") for f in shown), shown
