@@ -24,13 +24,14 @@ from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_se
 
 from studio.engine.accel_probe import hardware
 from studio.views.design_view import DesignView
-from studio.views.main_window import VIEW_MIN_WIDTH, MainWindow, first_geometry, fit_within
+from studio.views.main_window import MainWindow
 from studio.views.script_view import ScriptView
 from studio.views.settings_view import SettingsView
 from studio.views.take_detail import TakeDetail
 from studio.views.take_export import ExportDialog
 from studio.views.widgets.elided_label import ElidedLabel
 from studio.views.widgets.wheel_guard import WheelGuard
+from studio.views.window_frame import VIEW_MIN_WIDTH, first_geometry, fit_within
 
 LAPTOPS = [QRect(0, 0, 1366, 768), QRect(0, 0, 1024, 640), QRect(0, 32, 1366, 700)]
 NO_GPU = {**CPU_ONLY,
@@ -72,7 +73,8 @@ def test_a_window_saved_on_a_big_screen_is_brought_onto_a_small_one(screen):
 
 
 def test_the_window_opens_inside_the_screen_and_restores_inside_it(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setattr(MainWindow, "_available", lambda self: QRect(0, 0, 1024, 640))
+    monkeypatch.setattr("studio.views.window_frame.available_area",
+                        lambda window: QRect(0, 0, 1024, 640))
     window = make_window(qtbot, tmp_path)
     assert QRect(0, 0, 1024, 640).contains(window.geometry()), window.geometry()
     window.setGeometry(QRect(0, 0, 1800, 1000))

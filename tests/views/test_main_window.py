@@ -249,9 +249,11 @@ def test_geometry_and_last_view_survive_a_restart(qtbot, tmp_path):
 def test_first_start_uses_the_default_size_where_it_fits(qtbot, settings, monkeypatch):
     from PySide6.QtCore import QRect
 
-    monkeypatch.setattr(MainWindow, "_available", lambda self: QRect(0, 0, 1920, 1080))
+    monkeypatch.setattr("studio.views.window_frame.available_area",
+                        lambda window: QRect(0, 0, 1920, 1080))
     assert make_window(qtbot, settings).size() == QSize(1280, 800)
-    monkeypatch.setattr(MainWindow, "_available", lambda self: QRect(0, 0, 1366, 768))
+    monkeypatch.setattr("studio.views.window_frame.available_area",
+                        lambda window: QRect(0, 0, 1366, 768))
     small = make_window(qtbot, settings)  # nothing saved yet: a first start again
     assert QRect(0, 0, 1366, 768).contains(small.geometry()), small.geometry()
 

@@ -1,0 +1,161 @@
+"""ViewJobs: what the window's views ask of the worker, each answer sent to the view that asked.
+
+A view's intent (a Generate, a script's lines, a transcription, a voice save) becomes
+a job (``studio.worker.job.Job``, from ``controller.render`` and the like); this
+object connects that job's signals to the asking view alone and owns the list of
+running (view, render job) pairs, so a view stays busy while it has a render running
+and its Stop cancels its own renders, never another view's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject
+
+from studio.service.requests import LineDone, LinesRequest, LinesResult, RenderRequest, RenderResult
+from studio.views.takes_model import real_time_text
+
+
+class ViewJobs(QObject):
+    def __init__(self, controller, *, takes, status, model_setup,
+                 stream: Callable[[], bool], parent: QObject | None = None):
+        super().__init__(parent)
+        self._controller = controller
+        self._takes = takes  # the takes panel: lists what a render kept
+        self._status = status  # the status bar
+        self._model = model_setup  # where renders go; Whisper asked for before a download
+        self._stream = stream  # whether to play a render as it decodes
+        self._renders: list[tuple[QObject, object]] = []  # (view, its render job) running
+
+    def wire(self, forms, script, clone) -> None:
+        """The intents of the Generate forms (``forms``), the Script view and Clone's voice save."""
+        for view in forms:
+            view.render_requested.connect(lambda request, v=view: self.render(v, request))
+            view.cancel_requested.connect(lambda v=view: self.cancel(v))
+            view.transcribe_requested.connect(lambda path, v=view: self.transcribe(v, path))
+        clone.save_voice_requested.connect(lambda request: self.save_voice(clone, request))
+        script.render_requested.connect(lambda request: self.render_lines(script, request))
+        script.cancel_requested.connect(lambda: self.cancel(script))
+
+    # ------------------------------------------------------------------ intents -> controller
+    def render(self, view, request: RenderRequest) -> None:
+        """A Generate of ``view`` (also a take rendered again): its takes go to the panel."""
+        if (request.reference is not None and not (request.ref_text or "").strip()
+                and request.voice_id is None and self._model.status.server_url is None
+                and not self._model.asr_ready(view, lambda: self.render(view, request))):
+            return  # an empty transcript is transcribed first: asked before a download
+        if self._stream():
+            request = dataclasses.replace(request, stream=True)
+        job = self._watch(view, self._controller.render(request))
+        job.chunk.connect(lambda chunk: view.on_chunk(job.number, chunk))
+        job.done.connect(lambda result: self._finished(view, job, result))
+        self._status.show_message("Rendering …")
+
+    def render_lines(self, view, request: LinesRequest) -> None:
+        """A script's lines, each kept as a take and listed as it is done."""
+        job = self._watch(view, self._controller.render_lines(request))
+        job.line.connect(lambda done: self._line_rendered(view, done))
+        job.done.connect(lambda result: self._lines_finished(view, job, result))
+        if self._stream():
+            view.listen(request.keys)
+        self._status.show_message(f"Rendering {len(request.lines)} line"
+                                  f"{'s' if len(request.lines) != 1 else ''} …")
+
+    def cancel(self, view) -> None:
+        view.stop_live()
+        for owner, job in self._renders:
+            if owner is view:
+                self._controller.cancel(job)
+
+    def transcribe(self, view, path: Path) -> None:
+        if not self._model.asr_ready(view, view.reference.transcribeButton.click):
+            return
+        job = self._controller.transcribe(path)
+        job.done.connect(lambda text: self._transcribed(view, path, text))
+        job.failed.connect(lambda sentence: (view.on_transcribe_failed(sentence, path),
+                                             self._status.show_error(sentence)))
+        job.cancelled.connect(lambda: (view.on_transcribe_failed("Transcription cancelled.",
+                                                                 path),
+                                       self._status.show_message("Cancelled.")))
+        self._status.show_message(f"Transcribing {path.name} …")
+
+    def save_voice(self, view, request) -> None:
+        """The Clone view's reference saved as a voice; its Save waits for the answer."""
+        job = self._controller.save_voice(request)
+        job.done.connect(lambda voice_id: self._voice_saved(view, voice_id))
+        job.failed.connect(lambda sentence: (view.voice_save_failed(sentence),
+                                             self._status.show_error(sentence)))
+        view.voices.set_can_save(False)  # until this save ends
+        self._status.show_message(f"Saving the voice '{request.name}' …")
+
+    # ------------------------------------------------------------------ job -> its view
+    def _watch(self, view, job):
+        """A render job of ``view`` (a Generate or a script's lines): its progress and its
+        end go to that view alone, and the view stays busy while it has one running."""
+        self._renders.append((view, job))
+        view.set_busy(True)
+        job.progress.connect(view.on_progress)
+        job.failed.connect(lambda sentence: self._render_failed(view, job, sentence))
+        job.cancelled.connect(lambda: self._render_cancelled(view, job))
+        return job
+
+    def _render_ended(self, view, job) -> None:
+        """``job`` is over: ``view`` is told whether it still has others."""
+        self._renders = [(v, j) for v, j in self._renders if j is not job]
+        view.set_busy(any(owner is view for owner, _job in self._renders))
+
+    def _finished(self, view, job, result: RenderResult) -> None:
+        self._render_ended(view, job)
+        self._takes.show_result(result)
+        # After the takes are listed: the live playback becomes the take's.
+        first = self._takes.current_take()
+        view.on_finished(self._takes.model.key_of(first) if first is not None else None)
+        takes = len(result.takes)
+        audio = result.audio_seconds
+        rtf = result.seconds / audio if audio > 0 else 0.0
+        text = (f"Rendered {takes} take{'s' if takes != 1 else ''} ({audio:.1f} s of audio) "
+                f"in {result.seconds:.1f} s, {real_time_text(rtf)}.")
+        if result.first_audio_seconds is not None:
+            text += f" First audio after {result.first_audio_seconds:.1f} s."
+            self._status.set_first_audio(result.first_audio_seconds)
+        if result.warnings:
+            text += " " + " ".join(result.warnings)
+        self._status.show_message(text)
+
+    def _line_rendered(self, view, done: LineDone) -> None:
+        self._takes.refresh()  # the line's take is in the library: list it now
+        view.on_line(done)
+
+    def _lines_finished(self, view, job, result: LinesResult) -> None:
+        self._render_ended(view, job)
+        self._takes.refresh()  # the lines' takes are in the library now
+        view.on_lines_finished(result)
+
+    def _render_failed(self, view, job, sentence: str) -> None:
+        if self._model.status.server_url is not None:
+            self._model.probe_server()  # a render the server refused: does it still answer?
+        self._render_ended(view, job)
+        view.on_failed(sentence)
+        self._status.show_error(sentence)
+
+    def _render_cancelled(self, view, job) -> None:
+        self._render_ended(view, job)
+        view.on_cancelled()
+        self._status.show_message("Cancelled.")
+
+    def _transcribed(self, view, clip: Path, text: str) -> None:
+        if not view.set_transcript(text, clip):
+            # The user picked another clip meanwhile: this transcript describes the old one.
+            self._status.show_message(f"The transcript of {clip.name} was not used: "
+                                      "the clip changed while it was transcribed.")
+            return
+        self._status.show_message("Transcription ready.")
+
+    def _voice_saved(self, view, voice_id: str) -> None:
+        view.voice_saved(voice_id)
+        voice = view.voices.current_voice()
+        if voice is not None:
+            self._status.show_message(f"Saved the voice '{voice.name}'.")
