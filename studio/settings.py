@@ -171,8 +171,9 @@ class Settings(QObject):
     def secret_home(self, key: str) -> str:
         """Where a secret setting is kept, in words for the Settings view."""
         if not self._keychain.available():
-            return ("Kept in this user's settings file as plain text: this computer has no "
-                    "system keyring.")
+            # Named, so the user can find the file and keep it private.
+            return (f"Kept in this user's settings file as plain text "
+                    f"({self._store.fileName()}): this computer has no system keyring.")
         return self._keychain.trouble or f"Kept in the system keyring ({self._keychain.name()})."
 
     def set_value(self, key: str, value: Any) -> None:

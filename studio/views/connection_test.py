@@ -49,6 +49,10 @@ class ConnectionTest(QObject):
         threading.Thread(target=self._probe, args=(self._current, url, api_key, dialect),
                          name="backend-probe", daemon=True).start()
 
+    def cancel(self) -> None:
+        """Drop the running probe's answer (the user left the server settings)."""
+        self._current += 1
+
     def _probe(self, ticket: int, url: str, api_key: str | None, dialect: str | None) -> None:
         from studio.remote.client import RemoteBackend
 

@@ -677,6 +677,9 @@ class SettingsView(QWidget):
             if not self.is_locked(key):
                 self._controls[key].setEnabled(remote)
         self.testButton.setEnabled(remote)
+        if not remote:  # a test's answer says nothing about rendering on this computer
+            self._connection.cancel()
+            self.connectionMessage.clear_message()
         self._refresh_download_button()
 
     def show_backend(self) -> None:

@@ -87,6 +87,7 @@ def test_without_a_keyring_the_settings_file_keeps_it_and_says_so(tmp_path):
     assert settings_with(ini, fail.Keyring()).value(KEY) == "sesame-0123"
     assert "plain text" in settings.secret_home(KEY) and "no system keyring" in \
         settings.secret_home(KEY)
+    assert str(ini) in settings.secret_home(KEY)  # named, so it can be found and protected
 
 
 def test_a_keyring_that_refuses_never_falls_back_to_plain_text(tmp_path):

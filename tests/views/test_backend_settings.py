@@ -122,6 +122,18 @@ def test_test_connection_says_why_it_cannot_in_one_sentence(qtbot, view, listing
         assert said in view.connectionMessage.text() and "\n" not in view.connectionMessage.text()
 
 
+def test_a_failed_test_is_cleared_on_switching_back_to_this_computer(qtbot, view):
+    """Review 6: "Type the server's address first…" stayed under This computer."""
+    view.backendCombo.setCurrentIndex(view.backendCombo.findData("remote"))
+    _type(view.backendUrlEdit, "")
+    view.testButton.click()
+    qtbot.waitUntil(lambda: view.testButton.isEnabled(), timeout=10_000)
+    assert "address first" in view.connectionMessage.text()
+    view.backendCombo.setCurrentIndex(view.backendCombo.findData("local"))
+    assert view.connectionMessage.text() == "" and view.connectionMessage.isHidden()
+    assert not view.testButton.isEnabled()
+
+
 def test_the_window_hands_the_worker_its_backend(qtbot, settings):
     controller, probe = FakeController(), FakeProbe()
     window = MainWindow(settings, controller, audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY,
