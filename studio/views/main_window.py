@@ -171,7 +171,8 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.takesPanel)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
-        self.takesPanel.setMinimumWidth(260)
+        # No narrower than its rows need: squeezed below that, the take buttons touched.
+        self.takesPanel.setMinimumWidth(max(260, self.takesPanel.minimumSizeHint().width()))
         self.stack.setMinimumWidth(VIEW_MIN_WIDTH)
 
         central = QWidget()

@@ -158,9 +158,14 @@ class TakeDetail(QFrame):
         grid = QGridLayout()
         grid.setHorizontalSpacing(6)
         grid.setVerticalSpacing(6)
-        for i, button in enumerate((self.rerenderButton, self.varyButton, self.copyButton,
-                                    self.exportButton, self.compareButton, self.deleteButton)):
+        buttons = (self.rerenderButton, self.varyButton, self.copyButton,
+                   self.exportButton, self.compareButton, self.deleteButton)
+        for i, button in enumerate(buttons):
             grid.addWidget(button, i // 3, i % 3)
+        for col in range(3):
+            # Ignored-policy buttons share the width evenly, so a column narrower than its
+            # widest word let that button run into its neighbour, gap and all.
+            grid.setColumnMinimumWidth(col, max(b.minimumWidth() for b in buttons[col::3]))
         grid.addWidget(self.useAsVoiceButton, 2, 0, 1, 3)
 
         column = QVBoxLayout(self)

@@ -331,6 +331,23 @@ def test_narrow_rows_do_not_cut_the_pause_box_or_the_take_buttons(qtbot):
         assert button.width() >= needed, (button.text(), button.width(), needed)
 
 
+def test_the_take_buttons_keep_their_gaps_in_a_1024_window(qtbot, tmp_path):
+    """Review 8: at 1024x640 "New variation" and "Use settings" touched (the panel was
+    squeezed below its rows' width and the even columns ignored the longest word)."""
+    window = make_window(qtbot, tmp_path)
+    window.resize(1024, 640)
+    window.show()
+    qtbot.waitExposed(window)
+    detail = window.takesPanel.detail
+    rows = [(detail.rerenderButton, detail.varyButton, detail.copyButton),
+            (detail.exportButton, detail.compareButton, detail.deleteButton)]
+    for row in rows:
+        for left, right in zip(row, row[1:]):
+            gap = right.geometry().left() - left.geometry().right() - 1
+            assert gap >= 4, (left.text(), right.text(), gap)
+    assert detail.width() >= detail.minimumSizeHint().width(), detail.width()
+
+
 def test_after_render_all_no_path_field_is_selected(qtbot, tmp_path, reader, player):
     """Finding 11: after Render all the export path had the focus with its text selected,
     so one keystroke replaced it."""
