@@ -112,6 +112,14 @@ def test_the_m4b_chapters_start_where_the_mix_says(book, tmp_path):
     assert [r.head_s for r in result.acx] == pytest.approx([ROOM_TONE_S] * 3, abs=0.02)
 
 
+def test_the_default_export_lands_every_chapter_inside_acx_rms_window(book, tmp_path):
+    """Issue 31 review: the export said a chapter's RMS was -23.4 dB (too quiet) while the
+    mix had been levelled to -20 LUFS; each chapter is now normalised into the window."""
+    result = export_audiobook(book.plan, book.takes, tmp_path / "book.m4b")
+    assert [r.rms_db for r in result.acx] == pytest.approx([-20.5] * 3, abs=0.1)
+    assert all(r.passed for r in result.acx), result.sentences()
+
+
 def test_a_cancelled_audiobook_export_leaves_no_file(book, tmp_path):
     cancel = threading.Event()
     heard = []
