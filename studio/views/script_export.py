@@ -97,6 +97,13 @@ class PlaysAndExports:
 
     _export_job = None  # SimpleNamespace(task, mix, stale, project, srt) while one runs
     _play_task = None  # the FileTask making the mix to play, while it runs
+    _no_take_said = None  # the sentence that a line has no take, until a render ends
+
+    def _render_ended(self) -> None:
+        """A render ended: a "no take yet" sentence said before it no longer applies."""
+        if self._no_take_said is not None and self.notice.text() == self._no_take_said:
+            self.notice.clear_message()
+        self._no_take_said = None
 
     def exporting(self) -> bool:
         return self._export_job is not None
@@ -263,6 +270,12 @@ class PlaysAndExports:
             plan = plan_mix(self.project)
         except UserError as exc:
             self.notice.show_message(str(exc))
+            return
+        missing = next((n for n, take in enumerate(plan.takes, 1) if take is None), None)
+        if missing is not None:  # said here, where the button's words are known
+            self._no_take_said = (f"Line {missing} has no take yet; render it "
+                                  f"({self.renderStaleButton.text()}) before exporting.")
+            self.notice.show_message(self._no_take_said)
             return
         stems, srt = self.stemsCheck.isChecked(), self.srtCheck.isChecked()
         title = self.project.setting("book_title") or self.project.path.stem
