@@ -7,6 +7,10 @@ twice it between chapters, so that each chapter (which starts ``ROOM_TONE_S`` be
 first line) has room tone at its head and tail. Chapters are the script's Markdown ``#``
 headings (or an EPUB's table of contents); lines before the first are an opening chapter.
 
+Each chapter is normalised to the middle of ACX's RMS window (-20.5 dB RMS, less where
+its peaks or noise floor would pass ACX's limits): LUFS is weighted and speech at -20 LUFS
+can read under -23 dB RMS, so a LUFS target alone does not land inside the window.
+
 One chapter is in memory at a time (for its check and its gain); the files are staged
 and appear together, or none of them (failure, cancel).
 """
@@ -26,7 +30,7 @@ from studio.scripts.render import Rendered
 
 AUDIOBOOK_SUFFIX = ".m4b"
 ROOM_TONE_S = 0.75  # within ACX's 0.5 to 1 s
-AUDIOBOOK_LUFS = -20.0  # speech at -20 LUFS reads near -20 dB RMS, the middle of ACX's range
+AUDIOBOOK_LUFS = -20.0  # the mix's level; each chapter is then set to ACX's RMS target
 OPENING = "Opening"
 
 
@@ -35,7 +39,7 @@ class AudiobookExport:
     written: list[Path]
     chapters: list[dict]  # title, start and end in seconds
     acx: list = field(default_factory=list)  # studio.sound.acx.AcxReport per chapter
-    gains_applied: list[float] = field(default_factory=list)
+    gains_applied: list[float] = field(default_factory=list)  # normalising + ACX fix, dB
 
     def sentences(self) -> list[str]:
         """One sentence per chapter that fails ACX (after any fix applied)."""
@@ -149,7 +153,7 @@ def stage_audiobook(staged, script: Script, rendered: Rendered, out: Path, *, ti
     """Write the audiobook (and the chapter MP3s) of a mix made with
     :func:`with_room_tone` under ``staged``'s temporary names; they appear when it commits.
     Each chapter is checked against ACX (after its fixing gain, with ``fix_acx``)."""
-    from studio.sound.acx import apply_gain, check_chapter
+    from studio.sound.acx import apply_gain, check_chapter, normalising_gain
     from studio.sound.files import AudioFileWriter
     from studio.sound.m4b import M4bWriter
 
@@ -160,11 +164,12 @@ def stage_audiobook(staged, script: Script, rendered: Rendered, out: Path, *, ti
                    cover=cover) as book:
         for n, (mark, audio) in enumerate(zip(marks, chapter_audio(rendered, marks))):
             _step(cancel, on_progress, f"Writing {mark.title}", n / len(marks))
+            gain = normalising_gain(audio, rate)
+            audio = apply_gain(audio, gain)
             report = check_chapter(audio, rate, mark.title)
-            gain = 0.0
             if fix_acx and report.fix_gain_db is not None:
-                gain = report.fix_gain_db
-                audio = apply_gain(audio, gain)
+                gain += report.fix_gain_db
+                audio = apply_gain(audio, report.fix_gain_db)
                 report = check_chapter(audio, rate, mark.title)
             reports.append(report)
             gains.append(gain)

@@ -79,6 +79,14 @@ def split_long_lines(script: Script, most: int = MAX_LINE_CHARS) -> Script:
     return Script(lines, lead=script.lead, warnings=list(script.warnings))
 
 
+def _same_words(a: str, b: str) -> bool:
+    """Whether two texts differ only in case, spacing and punctuation."""
+    def words(text: str) -> list[str]:
+        return re.findall(r"\w+", text.casefold())
+
+    return words(a) == words(b)
+
+
 def read_book(path: Path, on_progress=None, cancel=None) -> tuple[Script, dict]:
     """The script of an EPUB, text or Markdown file (its long lines split) and what is
     known about the book (title, author, cover bytes and suffix)."""
@@ -95,6 +103,8 @@ def read_book(path: Path, on_progress=None, cancel=None) -> tuple[Script, dict]:
                 if lines:
                     lines[-1] = Line(lines[-1].speaker, lines[-1].text, PARAGRAPH_PAUSE_S * 2,
                                      lines[-1].chapter)
+                if chapter and _same_words(paragraph, chapter):
+                    continue  # the chapter's heading: a mark, as a Markdown "# " is, not a line
             lines.append(Line(DEFAULT_SPEAKER, paragraph, PARAGRAPH_PAUSE_S, chapter))
             chapter = None
         if lines:

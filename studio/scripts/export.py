@@ -95,8 +95,7 @@ def mix_of_plan(plan: MixPlan, takes, lufs: float = DEFAULT_LUFS, *, missing: st
                 clip = None
         if clip is None:
             if missing == "refuse":
-                raise UserError(f"Line {n + 1} has no take yet; render it (Render changed) "
-                                "before exporting.")
+                raise UserError(f"Line {n + 1} has no take yet; render it before exporting.")
             continue
         if rate is not None and clip_rate != rate:
             raise UserError(f"Line {n + 1}'s take is at {clip_rate} Hz and the others at "

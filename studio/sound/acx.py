@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 RMS_RANGE_DB = (-23.0, -18.0)
-RMS_TARGET_DB = -20.0  # the middle of the range: the gain aims here
+RMS_TARGET_DB = -20.5  # the middle of the range: the gain (and an audiobook's normalising) aims here
 PEAK_MAX_DB = -3.0
 PEAK_MARGIN_DB = 0.1  # a fixed peak lands this far under the limit (rounding of encoders)
 NOISE_MAX_DB = -60.0
@@ -141,6 +141,22 @@ def _fix_gain(rms: float, peak: float, noise: float, problems: list[str]) -> flo
         problems.append("the gain it needs lifts its noise floor over -60 dB, which needs "
                         "noise reduction, not a gain change")
         return None
+    return round(gain, 2)
+
+
+def normalising_gain(audio: np.ndarray, sample_rate: int) -> float:
+    """The gain (dB) that puts ``audio``'s RMS at RMS_TARGET_DB (the middle of ACX's
+    window), less where its peak would pass the limit or a noise floor under -60 dB
+    would rise over it; 0.0 for silence."""
+    audio = np.asarray(audio, np.float32).reshape(-1)
+    rms = db(math.sqrt(float(np.mean(audio.astype(np.float64) ** 2)))) if audio.size else 0.0
+    if not math.isfinite(rms) or not audio.size:
+        return 0.0
+    gain = min(RMS_TARGET_DB - rms,
+               PEAK_MAX_DB - PEAK_MARGIN_DB - db(float(np.abs(audio).max())))
+    noise = _noise_db(audio, sample_rate)
+    if noise <= NOISE_MAX_DB:
+        gain = min(gain, NOISE_MAX_DB - noise)
     return round(gain, 2)
 
 

@@ -68,12 +68,21 @@ def _mix_task(view, work, failure: str, cancelled_by=()):
     return task
 
 
-def book_said(mix: Path, result) -> str:
-    """What an audiobook export wrote, and each chapter that fails ACX (one sentence each)
-    with the gain offered where a gain fixes it."""
-    mp3s = len(result.written) - 1
-    said = (f"Exported {mix.name} ({len(result.chapters)} chapters"
-            + (f", and {mp3s} chapter MP3s" if mp3s else "") + f") to {mix.parent}.")
+def book_said(mix: Path, result, *, srt: bool = False) -> str:
+    """What an audiobook export wrote (the chapter MP3s' folder named), that its chapters
+    are normalised (a take's loudness badge is about the take, not the book), and each
+    chapter that fails ACX (one sentence each) with the gain offered where one fixes it."""
+    from studio.sound.acx import RMS_TARGET_DB
+
+    mp3s = result.written[1:]
+    said = f"Exported {mix.name} ({len(result.chapters)} chapters) to {mix.parent}"
+    if mp3s:
+        said += (f", and {len(mp3s)} chapter MP3{'s' if len(mp3s) != 1 else ''} "
+                 f"to {mp3s[0].parent}")
+    said += (f". Each chapter is normalised to {RMS_TARGET_DB:g} dB RMS for ACX, so a "
+             "take's own loudness badge is about that take, not the book.")
+    if srt:
+        said += " Subtitles are not written for an audiobook; its chapters are in the .m4b."
     failing = result.sentences()
     if not failing:
         return said + " Every chapter passes ACX."
@@ -86,8 +95,15 @@ def book_said(mix: Path, result) -> str:
 class PlaysAndExports:
     """ScriptView's mix part (it holds the widgets, the player and the open project)."""
 
-    _export_job = None  # SimpleNamespace(task, mix, stale, project) while one runs
+    _export_job = None  # SimpleNamespace(task, mix, stale, project, srt) while one runs
     _play_task = None  # the FileTask making the mix to play, while it runs
+    _no_take_said = None  # the sentence that a line has no take, until a render ends
+
+    def _render_ended(self) -> None:
+        """A render ended: a "no take yet" sentence said before it no longer applies."""
+        if self._no_take_said is not None and self.notice.text() == self._no_take_said:
+            self.notice.clear_message()
+        self._no_take_said = None
 
     def exporting(self) -> bool:
         return self._export_job is not None
@@ -255,6 +271,12 @@ class PlaysAndExports:
         except UserError as exc:
             self.notice.show_message(str(exc))
             return
+        missing = next((n for n, take in enumerate(plan.takes, 1) if take is None), None)
+        if missing is not None:  # said here, where the button's words are known
+            self._no_take_said = (f"Line {missing} has no take yet; render it "
+                                  f"({self.renderStaleButton.text()}) before exporting.")
+            self.notice.show_message(self._no_take_said)
+            return
         stems, srt = self.stemsCheck.isChecked(), self.srtCheck.isChecked()
         title = self.project.setting("book_title") or self.project.path.stem
         author, fix = self.project.setting("book_author") or "", self.acxCheck.isChecked()
@@ -273,7 +295,8 @@ class PlaysAndExports:
         task = _mix_task(self, work, f"The export could not be written to {mix.parent}",
                          cancelled_by=(ExportCancelled,))
         stale = sum(1 for r in self.model.rows() if r.status == "stale")
-        job = SimpleNamespace(task=task, mix=mix, stale=stale, project=plan.project)
+        job = SimpleNamespace(task=task, mix=mix, stale=stale, project=plan.project,
+                              srt=book and srt)
         self._export_job = job
         self._start_task(task, "script-export", "Reading the takes",
                          lambda written: self._exported(job, written),
@@ -284,7 +307,7 @@ class PlaysAndExports:
         if self.project is not None and self.project.path == job.project \
                 and self.project.setting("export_path") != str(mix):
             self.project.set_setting("export_path", str(mix))
-        said = book_said(mix, written) if hasattr(written, "acx") else (
+        said = book_said(mix, written, srt=job.srt) if hasattr(written, "acx") else (
             f"Exported {mix.name} and {len(written) - 1} more files to {mix.parent}.")
         if job.stale:
             said += (f" {job.stale} line{'s' if job.stale != 1 else ''} changed after rendering: "

@@ -27,6 +27,15 @@ def import_target(path: Path) -> Path:
     return target
 
 
+def imported_said(source: Path, target: Path, lines: int, speakers: int, chapters: int) -> str:
+    """The one sentence of an import, the same for a script, a Markdown text and a book."""
+    from studio.views.words import count_words
+
+    said = (f"Imported {source.name} into {target.name}: {count_words(lines, 'line')}, "
+            f"{count_words(speakers, 'speaker')}")
+    return said + (f", in {count_words(chapters, 'chapter')}." if chapters else ".")
+
+
 def imports_in_task(path: Path) -> bool:
     suffix = path.suffix.lower()
     if suffix == ".epub":
@@ -81,10 +90,8 @@ class ImportsBooks:
         from studio.scripts.project import Project
 
         self._import_over(job, None)
-        chapters = len(summary["chapters"])
-        said = (f"Imported {job.source.name} into {job.target.name}: "
-                f"{summary['lines']:,} lines"
-                + (f" in {chapters} chapters." if chapters else "."))
+        said = imported_said(job.source, job.target, summary["lines"],
+                             len(summary["speakers"]), len(summary["chapters"]))
         try:
             self.show_project(Project.open(job.target), said)
         except UserError as exc:

@@ -69,6 +69,7 @@ class RendersLines:
             self._in_flight.clear()
             if self._listener is not None:
                 self._listener.finish()
+            self._render_ended()
         self._refresh()
 
     def on_progress(self, step: int, steps: int, done: int, total: int) -> None:

@@ -51,7 +51,12 @@ from studio.views.script_cast import CastPanel
 from studio.views.script_editing import EditsLines
 from studio.views.script_export import PlaysAndExports, build_export_row
 from studio.views.script_files import StartsScripts
-from studio.views.script_import import ImportsBooks, import_target, imports_in_task
+from studio.views.script_import import (
+    ImportsBooks,
+    import_target,
+    imported_said,
+    imports_in_task,
+)
 from studio.views.script_lines_model import (
     LENGTH,
     NUMBER,
@@ -445,8 +450,8 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
             script = read_script(path)
             target = import_target(path)
             project = Project.from_script(target, script, self._known_voices(script.speakers))
-            said = (f"Imported {path.name} into {target.name}: {len(script.lines)} lines, "
-                    f"{len(script.speakers)} speakers.")
+            said = imported_said(path, target, len(script.lines), len(script.speakers),
+                                 sum(1 for line in script.lines if line.chapter))
             for warning in script.warnings:
                 said += " " + warning
         self.show_project(project, said, made)

@@ -70,9 +70,24 @@ def test_the_epub_imports_with_its_table_of_contents_as_chapters(book):
     assert book.summary["title"] == "A Test Book"
     assert book.summary["author"] == "Ada Author"
     texts = [line.text for line in book.plan.script.lines]
-    assert texts[:3] == ["The Start", "It began on a Monday.", "Nobody noticed."]
+    assert texts[:3] == ["It began on a Monday.", "Nobody noticed.", "Then came Tuesday."]
     assert [line.chapter for line in book.plan.script.lines if line.chapter] == \
         [title for title, _ in CHAPTERS]
+
+
+def test_epub_and_markdown_chapters_are_marks_not_spoken_lines(tmp_path):
+    """Issue 31 review: an EPUB's "Chapter 1" heading became a spoken line while a
+    Markdown "# " heading was a chapter mark; the same book now reads the same."""
+    from studio.scripts.books import read_book
+
+    epub = write_epub(tmp_path / "book.epub", CHAPTERS)
+    markdown = tmp_path / "book.md"
+    markdown.write_text("\n\n".join(f"# {title}\n\n" + "\n\n".join(paragraphs)
+                                    for title, paragraphs in CHAPTERS), encoding="utf-8")
+    read = {path.suffix: [(line.chapter, line.text) for line in read_book(path)[0].lines]
+            for path in (epub, markdown)}
+    assert read[".epub"] == read[".md"]
+    assert [text for _, text in read[".epub"]] == [t for _, ps in CHAPTERS for t in ps]
 
 
 def test_the_m4b_chapters_start_where_the_mix_says(book, tmp_path):
@@ -110,6 +125,14 @@ def test_the_m4b_chapters_start_where_the_mix_says(book, tmp_path):
     assert all(p.is_file() for p in result.written)
     assert len(result.acx) == 3
     assert [r.head_s for r in result.acx] == pytest.approx([ROOM_TONE_S] * 3, abs=0.02)
+
+
+def test_the_default_export_lands_every_chapter_inside_acx_rms_window(book, tmp_path):
+    """Issue 31 review: the export said a chapter's RMS was -23.4 dB (too quiet) while the
+    mix had been levelled to -20 LUFS; each chapter is now normalised into the window."""
+    result = export_audiobook(book.plan, book.takes, tmp_path / "book.m4b")
+    assert [r.rms_db for r in result.acx] == pytest.approx([-20.5] * 3, abs=0.1)
+    assert all(r.passed for r in result.acx), result.sentences()
 
 
 def test_a_cancelled_audiobook_export_leaves_no_file(book, tmp_path):

@@ -58,3 +58,13 @@ def test_noise_and_missing_room_tone_are_said_without_a_gain():
     bare = check_chapter(chapter(0.1, head=0.0, tail=3.0), RATE)
     assert any("head has 0.00 s of room tone" in p for p in bare.problems)
     assert any("tail has 3.00 s" in p for p in bare.problems)
+
+
+def test_the_normalising_gain_lands_quiet_and_loud_speech_inside_the_rms_window():
+    from studio.sound.acx import normalising_gain
+
+    for audio in (chapter(0.03), chapter(0.2) * 4.0):  # RMS near -33 dB and -15 dB
+        assert not check_chapter(audio, RATE).passed
+        fixed = check_chapter(apply_gain(audio, normalising_gain(audio, RATE)), RATE)
+        assert fixed.passed, fixed.problems
+        assert fixed.rms_db == pytest.approx(-20.5, abs=0.05)

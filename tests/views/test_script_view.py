@@ -268,3 +268,20 @@ def test_an_export_onto_a_take_it_mixes_is_refused_and_the_take_kept(qtbot, view
     assert "is the take of a line" in view.notice.text()
     assert take.read_bytes() == kept
     assert not (tmp_path / "show stems").exists() and not (tmp_path / "show.srt").exists()
+
+
+def test_export_without_takes_names_the_render_button_as_it_reads_until_a_render_ends(
+        view, writer, tmp_path):
+    """Issue 31 review: the sentence said "(Render changed)" while the button read
+    "Render 3 changed", and it stayed after the render had given the lines takes."""
+    first = view.project.lines()[0]
+    view.project.choose_take(first.id, add(writer, first.text, audio=voice(0.5)).id)
+    view._refresh()
+    view.exportEdit.setText(str(tmp_path / "mix.wav"))
+    view.exportButton.click()
+    assert view.renderStaleButton.text() == "Render 3 changed"
+    assert view.notice.text() == ("Line 2 has no take yet; render it (Render 3 changed) "
+                                  "before exporting.")
+    view.set_busy(True)  # what the main window calls around a render
+    view.set_busy(False)
+    assert view.notice.text() == "" and not view.notice.isVisible()
