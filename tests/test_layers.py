@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     # name, module prefixes, Qt-free
     ("ground", ("studio", "studio.errors", "studio.paths", "studio.atomic",
                 "studio.logfile", "studio.crash", "studio.switches", "studio.safe_read",
-                "studio.staged", "studio.outputs", "studio.keychain"), True),
+                "studio.staged", "studio.outputs", "studio.keychain", "studio.wording"), True),
     ("sound", ("studio.sound",), True),
     ("engine", ("studio.engine",), True),
     ("models", ("studio.library", "studio.remote"), True),

@@ -29,6 +29,7 @@ from studio.cli.script_book import check_book_options, import_book_file, stage_b
 from studio.engine.options import model_source
 from studio.errors import UserError
 from studio.scripts.voices import voice_specs
+from studio.wording import count_words
 
 MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3", ".m4b")
 MAX_VOICE_MAP_BYTES = 1024 * 1024  # a speaker is a line of JSON; a thousand fit many times
@@ -79,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json or "message" in summary:
         print_summary(args, summary)
     else:
-        print(f"Wrote {summary['out']} ({summary['lines']} lines, "
-              f"{len(summary['speakers'])} speakers, {summary['seconds']:.1f} s of audio "
+        print(f"Wrote {summary['out']} ({count_words(summary['lines'], 'line')}, "
+              f"{count_words(len(summary['speakers']), 'speaker')}, {summary['seconds']:.1f} s of audio "
               f"in {summary['render_seconds']:.1f} s).", file=sys.stderr)
         for note in summary["warnings"]:
             print(f"warning: {note}", file=sys.stderr)
@@ -330,7 +331,8 @@ def _import(args) -> dict:
         lines = len(project.lines())
     summary = {"project": str(args.out), "lines": lines, "speakers": speakers,
                "warnings": script.warnings}
-    summary["message"] = (f"Wrote {args.out}: {lines} lines, {len(speakers)} speakers "
+    summary["message"] = (f"Wrote {args.out}: {count_words(lines, 'line')}, "
+                          f"{count_words(len(speakers), 'speaker')} "
                           f"({', '.join(speakers)}).")
     return summary
 

@@ -29,7 +29,7 @@ def import_target(path: Path) -> Path:
 
 def imported_said(source: Path, target: Path, lines: int, speakers: int, chapters: int) -> str:
     """The one sentence of an import, the same for a script, a Markdown text and a book."""
-    from studio.views.words import count_words
+    from studio.wording import count_words
 
     said = (f"Imported {source.name} into {target.name}: {count_words(lines, 'line')}, "
             f"{count_words(speakers, 'speaker')}")

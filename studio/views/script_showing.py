@@ -13,7 +13,7 @@ from studio.errors import UserError
 from studio.views.script_cast import cast_entries, preview_source, swatch, voice_words
 from studio.views.script_lines_model import LineRow
 from studio.views.takes_model import suspect_label
-from studio.views.words import count_words
+from studio.wording import count_words
 
 DESIGN_ITEM = "Describe a voice…"
 RENDER_CHANGED = "Render changed"

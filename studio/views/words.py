@@ -31,11 +31,6 @@ PAUSE_WORDS = {"[pause 500ms]": "Half a second of silence", "[pause 1s]": "One s
 _HASHLIKE = re.compile(r"[0-9a-f]{12,}", re.IGNORECASE)
 
 
-def count_words(count: int, noun: str) -> str:
-    """"1 line", "3 lines": the count with its noun, singular or plural."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
 def tag_words(tag: str) -> str:
     return TAG_WORDS.get(tag) or PAUSE_WORDS.get(tag) or tag
 
