@@ -18,7 +18,7 @@ from studio.views.job_slots import JobSlots
 from studio.views.reference_panel import ReferencePanel
 from studio.views.voice_picker import VoicePicker
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
-from studio.views.widgets.page import ContentLayout, rule
+from studio.views.widgets.page import headed_content, rule
 
 STATE_PREFIX = "clone"
 NO_REFERENCE = "Choose a reference clip to clone, or use the Design view."
@@ -51,14 +51,7 @@ class CloneView(JobSlots, QWidget):
         subtitle = hint_label(
             "Give a short, clean clip of the voice (3-10 seconds) and the text it should say.")
 
-        content = QWidget()
-        content.setObjectName("cloneContent")
-        layout = ContentLayout(content)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(6)
-        layout.addWidget(title)
-        layout.addWidget(subtitle)
-        layout.addSpacing(12)
+        content, layout = headed_content("cloneContent", title, subtitle)
         layout.addWidget(self.voices)
         layout.addWidget(self.voiceMessage)
         layout.addSpacing(6)

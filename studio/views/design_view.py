@@ -20,7 +20,7 @@ from studio.views.job_slots import JobSlots
 from studio.views.reference_panel import ReferencePanel
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import heading_label, hint_label
-from studio.views.widgets.page import ContentLayout, rule
+from studio.views.widgets.page import headed_content, rule
 
 STATE_PREFIX = "design"
 NO_TEXT = "Type the text the voice should say."
@@ -64,14 +64,7 @@ class DesignView(JobSlots, QWidget):
         self.note.setObjectName("designReferenceNote")
         self.note.setAccessibleName("How a reference clip combines with the attributes")
 
-        content = QWidget()
-        content.setObjectName("designContent")
-        layout = ContentLayout(content)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(6)
-        layout.addWidget(title)
-        layout.addWidget(subtitle)
-        layout.addSpacing(12)
+        content, layout = headed_content("designContent", title, subtitle)
         layout.addWidget(self.attributes)
         layout.addSpacing(8)
         layout.addWidget(self.referenceSection)

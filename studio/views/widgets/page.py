@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QFrame, QVBoxLayout
+from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
 
 class ContentLayout(QVBoxLayout):
@@ -54,3 +54,17 @@ def rule() -> QFrame:
     line.setFrameShape(QFrame.Shape.HLine)
     line.setFrameShadow(QFrame.Shadow.Sunken)
     return line
+
+
+def headed_content(name: str, title: QWidget, subtitle: QWidget) -> tuple[QWidget, ContentLayout]:
+    """A view's scrolling inputs (named ``name``) opened by its title and subtitle; the
+    view adds its own inputs to the returned layout."""
+    content = QWidget()
+    content.setObjectName(name)
+    layout = ContentLayout(content)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(6)
+    layout.addWidget(title)
+    layout.addWidget(subtitle)
+    layout.addSpacing(12)
+    return content, layout
