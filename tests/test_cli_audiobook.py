@@ -25,7 +25,7 @@ def test_an_epub_imports_and_renders_to_an_m4b_with_its_chapters(cli, tmp_path,
     assert imported["chapters"] == ["First", "Second", "Third"]
     out = tmp_path / "book.m4b"
     code, stdout, stderr = cli("script", "render", tmp_path / "book.ovproj", "--out", out,
-                               "--author", "Ada Author", "--chapter-mp3s", "--acx-fix",
+                               "--author", "Ada Author", "--chapter-mp3s",
                                "--steps", "2", "--device", "cpu", "--model", tiny_checkpoint,
                                "--json")
     assert code == 0, stderr

@@ -57,9 +57,6 @@ def add_parser(commands) -> None:
     book.add_argument("--cover", type=Path, help="the cover: a .png or .jpg image")
     book.add_argument("--chapter-mp3s", action="store_true",
                       help='also one MP3 per chapter, in "<book name> chapters/"')
-    book.add_argument("--acx-fix", action="store_true",
-                      help="apply the gain that brings each chapter within ACX's loudness "
-                           "rules, where a gain can")
     add_dictionary(render)
     add_model(render, "checkpoint folder or repo id")
     add_hardware(render)

@@ -15,8 +15,7 @@ def check_book_options(args, book: bool) -> None:
     if not book:
         given = [flag for flag, value in (("--title", args.title), ("--author", args.author),
                                           ("--cover", args.cover),
-                                          ("--chapter-mp3s", args.chapter_mp3s),
-                                          ("--acx-fix", args.acx_fix)) if value]
+                                          ("--chapter-mp3s", args.chapter_mp3s)) if value]
         if given:
             raise UserError(f"{given[0]} is for an audiobook; give --out a name ending in "
                             ".m4b.")
@@ -48,8 +47,7 @@ def stage_book(args, staged, script, rendered):
             raise UserError(f"The chapter file {path} exists already; move it or choose "
                             "another name for the book.")
     result = stage_audiobook(staged, script, rendered, args.out, title=title,
-                             author=args.author, cover=cover, mp3_paths=mp3s,
-                             fix_acx=args.acx_fix)
+                             author=args.author, cover=cover, mp3_paths=mp3s)
     if args.srt is not None:
         from studio.atomic import atomic_write
         from studio.scripts.render import srt_text

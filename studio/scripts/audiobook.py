@@ -108,12 +108,11 @@ def check_audiobook_path(out: Path) -> Path:
 
 
 def export_audiobook(plan: MixPlan, takes, out: Path, *, title: str = "", author: str = "",
-                     cover: Path | None = None, mp3s: bool = False, fix_acx: bool = False,
+                     cover: Path | None = None, mp3s: bool = False,
                      lufs: float = AUDIOBOOK_LUFS, on_progress: Progress | None = None,
                      cancel=None) -> AudiobookExport:
     """Mix ``plan`` with room tone and write ``out`` (.m4b) and, with ``mp3s``, one MP3
-    per chapter in "<out name> chapters/". ``fix_acx`` applies each chapter's fixing gain
-    (where a gain fixes it) before it is written. On any thread with its own take reader."""
+    per chapter in "<out name> chapters/". On any thread with its own take reader."""
     from studio.outputs import check_distinct
     from studio.staged import Staged
 
@@ -132,7 +131,7 @@ def export_audiobook(plan: MixPlan, takes, out: Path, *, title: str = "", author
                    [(out, "audiobook"), *((p, "chapter file") for p in mp3_paths)])
     with Staged() as staged:
         result = stage_audiobook(staged, script, rendered, out, title=title, author=author,
-                                 cover=cover, mp3_paths=mp3_paths, fix_acx=fix_acx,
+                                 cover=cover, mp3_paths=mp3_paths,
                                  on_progress=on_progress, cancel=cancel)
         staged.commit()
     return result
@@ -148,11 +147,12 @@ def chapter_mp3_paths(out: Path, script: Script, rendered: Rendered, title: str 
 
 def stage_audiobook(staged, script: Script, rendered: Rendered, out: Path, *, title: str = "",
                     author: str = "", cover: Path | None = None,
-                    mp3_paths: list[Path] = (), fix_acx: bool = False,
+                    mp3_paths: list[Path] = (),
                     on_progress: Progress | None = None, cancel=None) -> AudiobookExport:
     """Write the audiobook (and the chapter MP3s) of a mix made with
     :func:`with_room_tone` under ``staged``'s temporary names; they appear when it commits.
-    Each chapter is checked against ACX (after its fixing gain, with ``fix_acx``)."""
+    Each chapter is normalised into ACX's RMS window (as far as its peaks and noise floor
+    allow: past that no gain fixes it) and then checked against ACX."""
     from studio.sound.acx import apply_gain, check_chapter, normalising_gain
     from studio.sound.files import AudioFileWriter
     from studio.sound.m4b import M4bWriter
@@ -167,10 +167,6 @@ def stage_audiobook(staged, script: Script, rendered: Rendered, out: Path, *, ti
             gain = normalising_gain(audio, rate)
             audio = apply_gain(audio, gain)
             report = check_chapter(audio, rate, mark.title)
-            if fix_acx and report.fix_gain_db is not None:
-                gain += report.fix_gain_db
-                audio = apply_gain(audio, report.fix_gain_db)
-                report = check_chapter(audio, rate, mark.title)
             reports.append(report)
             gains.append(gain)
             book.write(audio)

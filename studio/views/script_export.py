@@ -39,10 +39,6 @@ def build_export_row(view) -> None:
     view.srtCheck.setObjectName("exportSrtCheck")
     view.srtCheck.setToolTip("An SRT of what was rendered and a cue sheet of the chapters")
     view.srtCheck.setChecked(True)
-    view.acxCheck = QCheckBox("ACX gain")
-    view.acxCheck.setObjectName("exportAcxCheck")
-    view.acxCheck.setToolTip("An .m4b audiobook: give each chapter the gain that brings it "
-                             "within ACX's loudness rules, where a gain can")
     view.exportButton = QPushButton("Export")
     view.exportButton.setObjectName("exportScriptButton")
 
@@ -86,10 +82,7 @@ def book_said(mix: Path, result, *, srt: bool = False) -> str:
     failing = result.sentences()
     if not failing:
         return said + " Every chapter passes ACX."
-    said += " ACX: " + " ".join(failing)
-    if any(r.fix_gain_db is not None for r in result.acx if not r.passed):
-        said += " Tick ACX gain and export again to apply the gains."
-    return said
+    return said + " ACX: " + " ".join(failing)
 
 
 class PlaysAndExports:
@@ -279,7 +272,7 @@ class PlaysAndExports:
             return
         stems, srt = self.stemsCheck.isChecked(), self.srtCheck.isChecked()
         title = self.project.setting("book_title") or self.project.path.stem
-        author, fix = self.project.setting("book_author") or "", self.acxCheck.isChecked()
+        author = self.project.setting("book_author") or ""
         from studio.scripts.books import book_cover
 
         cover = book_cover(self.project)
@@ -287,7 +280,7 @@ class PlaysAndExports:
         def work(takes, progress, cancel):
             if book:
                 return export_audiobook(plan, takes, mix, title=title, author=author,
-                                        cover=cover, mp3s=stems, fix_acx=fix,
+                                        cover=cover, mp3s=stems,
                                         on_progress=progress, cancel=cancel)
             return export_plan(plan, takes, mix, stems=stems, srt=srt, on_progress=progress,
                                cancel=cancel)

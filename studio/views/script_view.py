@@ -318,7 +318,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
             self.dictionarySection,
             ReflowRow((self.presetCombo, self.renderStaleButton, self.renderAllButton,
                        self.cancelButton, None)),
-            ReflowRow((self.exportEdit,), (self.stemsCheck, self.srtCheck, self.acxCheck,
+            ReflowRow((self.exportEdit,), (self.stemsCheck, self.srtCheck,
                                            self.exportButton), grow=(self.exportEdit,)),
             status,
         ]
