@@ -66,7 +66,8 @@ class ShowsProject:
         self._enable(self.renderStaleButton, idle and stale > 0)
         self._enable(self.renderAllButton, idle and bool(rows))
         self._enable(self.cancelButton, self._busy or self.exporting() or self.importing())
-        self._enable(self.exportButton, has and any(r.take for r in rows)
+        # Not while lines render: the mix would mix takes that are about to be replaced.
+        self._enable(self.exportButton, idle and any(r.take for r in rows)
                      and not self.exporting())
         for widget in (self.voiceCombo, self.instructEdit, self.newSpeakerEdit, self.addLineButton,
                        self.dictionarySection, self.exportEdit, self.presetCombo):

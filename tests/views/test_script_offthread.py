@@ -183,3 +183,13 @@ def test_a_line_whose_take_cannot_be_read_is_left_out_and_the_rows_still_follow(
     assert player.calls[-2] == ("seek", pytest.approx(starts[lines[2].id]))
     player.seek(starts[lines[3].id] + 0.5)
     assert view.table.currentIndex().row() == 3, "the row heard is the line heard"
+
+
+def test_export_waits_while_lines_render(qtbot, view, writer):
+    """A mix made while lines render would take takes about to be replaced."""
+    long_project(view, writer, pause=1.0)
+    assert view.exportButton.isEnabled()
+    view.set_busy(True)  # what the main window calls around a render
+    assert not view.exportButton.isEnabled()
+    view.set_busy(False)
+    assert view.exportButton.isEnabled()
