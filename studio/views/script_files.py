@@ -1,11 +1,12 @@
-"""Where a script comes from in the Script view: a new project named in a Save dialog,
-or a script or project file dropped or pasted on the view or the window."""
+"""Where a script comes from in the Script view: a typed or browsed path, a new project
+named in a Save dialog, or a script or project file dropped or pasted on the view or the
+window."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData
+from PySide6.QtCore import QMimeData, Slot
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from studio.errors import UserError
@@ -13,6 +14,7 @@ from studio.paths import data_dir
 from studio.scripts.books import BOOK_SUFFIXES
 from studio.scripts.parse import SCRIPT_SUFFIXES
 from studio.scripts.project import PROJECT_SUFFIX
+from studio.views.script_import import import_target, imported_said, imports_in_task
 from studio.views.words import start_folder
 
 OPENABLE = (PROJECT_SUFFIX, *SCRIPT_SUFFIXES, *BOOK_SUFFIXES)
@@ -54,9 +56,67 @@ def ask_new_project(parent: QWidget, start: str) -> Path | None:
 
 
 class StartsScripts:
-    """The Script view's ways in, besides typing a path: New script… and drop or paste.
-    Mixed into ScriptView, whose ``open``, ``add_line``, ``project``, ``pathEdit``,
-    ``table`` and ``notice`` it uses."""
+    """The Script view's ways in: a typed or browsed path, New script…, drop or paste.
+    Mixed into ScriptView, whose ``show_project``, ``start_import``, ``add_line``,
+    ``project``, ``pathEdit``, ``table`` and ``notice`` it uses."""
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open a project or import a script",
+            start_folder(self.pathEdit.text().strip() or None, avoid=data_dir()),
+            "Projects, scripts and books (*.ovproj *.txt *.md *.srt *.vtt *.epub)")
+        if path:
+            self.pathEdit.setText(path)
+            self.open_path()
+
+    @Slot()
+    def open_path(self) -> None:
+        text = self.pathEdit.text().strip()
+        if not text:
+            self.notice.show_message("Type the path of a project or a script, or Browse.")
+            return
+        self._open_saying(Path(text).expanduser())
+
+    def open(self, path: Path) -> None:
+        """Open a project (made when it does not exist yet) or import a script into a new
+        project beside it (``name.ovproj``, or ``name 2.ovproj`` when that exists). A book
+        (an EPUB, a long text) is imported on a task and opens when it is written."""
+        from studio.scripts.parse import read_script
+        from studio.scripts.project import PROJECT_SUFFIX, Project
+
+        path = Path(path).absolute()
+        made = False
+        if imports_in_task(path):
+            self.start_import(path)
+            return
+        if path.suffix.lower() == PROJECT_SUFFIX:
+            existed = path.exists()
+            made = not existed
+            project = Project.open(path) if existed else Project.create(path)
+            said = f"Opened {path.name}." if existed else f"Made the project {path.name}."
+        else:
+            script = read_script(path)
+            target = import_target(path)
+            project = Project.from_script(target, script, self._known_voices(script.speakers))
+            said = imported_said(path, target, len(script.lines), len(script.speakers),
+                                 sum(1 for line in script.lines if line.chapter))
+            for warning in script.warnings:
+                said += " " + warning
+        self.show_project(project, said, made)
+
+    def _known_voices(self, speakers) -> dict[str, dict]:
+        """Speakers named like a saved voice get that voice at import."""
+        names = self._saved_voice_names()
+        return {s: {"voice": names[s.lower()]} for s in speakers if s.lower() in names}
+
+    def _open_saying(self, path: Path) -> bool:
+        """Open ``path``; a refusal is said in the view (False)."""
+        try:
+            self.open(path)
+        except UserError as exc:
+            self.notice.show_message(str(exc))
+            return False
+        return True
 
     def new_script(self) -> None:
         """File ▸ New script: name a new project in a Save dialog, then type its first line
@@ -65,10 +125,7 @@ class StartsScripts:
         path = ask_new_project(self, str(Path(start) / f"Untitled{PROJECT_SUFFIX}"))
         if path is None:
             return
-        try:
-            self.open(path)
-        except UserError as exc:
-            self.notice.show_message(str(exc))
+        if not self._open_saying(path):
             return
         if not self.project.lines():
             self.table.setFocus()
@@ -80,10 +137,7 @@ class StartsScripts:
         path = script_file_of(mime) if mime is not None else None
         if path is None:
             return False
-        try:
-            self.open(path)
-        except UserError as exc:
-            self.notice.show_message(str(exc))
+        self._open_saying(path)
         return True
 
     def dragEnterEvent(self, event) -> None:

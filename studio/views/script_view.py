@@ -22,14 +22,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -44,8 +43,6 @@ from PySide6.QtWidgets import (
 )
 
 from studio.engine.options import PRESETS
-from studio.errors import UserError
-from studio.paths import data_dir
 from studio.scripts.dictionary import Pronunciations, dictionary_text
 from studio.views.script_cast import CastPanel
 from studio.views.script_editing import EditsLines
@@ -53,9 +50,6 @@ from studio.views.script_export import PlaysAndExports, build_export_row
 from studio.views.script_files import StartsScripts
 from studio.views.script_import import (
     ImportsBooks,
-    import_target,
-    imported_said,
-    imports_in_task,
 )
 from studio.views.script_lines_model import (
     LENGTH,
@@ -78,7 +72,6 @@ from studio.views.script_showing import (
 from studio.views.voices_model import ReadsVoices
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
-from studio.views.words import start_folder
 
 OPEN_HINT = "A project (.ovproj, new or existing) or a script to import (.txt, .md, .srt, .vtt)"
 
@@ -409,53 +402,6 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         return super().eventFilter(watched, event)
 
     # ------------------------------------------------------------------ files
-    def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open a project or import a script",
-            start_folder(self.pathEdit.text().strip() or None, avoid=data_dir()),
-            "Projects, scripts and books (*.ovproj *.txt *.md *.srt *.vtt *.epub)")
-        if path:
-            self.pathEdit.setText(path)
-            self.open_path()
-
-    @Slot()
-    def open_path(self) -> None:
-        text = self.pathEdit.text().strip()
-        if not text:
-            self.notice.show_message("Type the path of a project or a script, or Browse.")
-            return
-        try:
-            self.open(Path(text).expanduser())
-        except UserError as exc:
-            self.notice.show_message(str(exc))
-
-    def open(self, path: Path) -> None:
-        """Open a project (made when it does not exist yet) or import a script into a new
-        project beside it (``name.ovproj``, or ``name 2.ovproj`` when that exists). A book
-        (an EPUB, a long text) is imported on a task and opens when it is written."""
-        from studio.scripts.parse import read_script
-        from studio.scripts.project import PROJECT_SUFFIX, Project
-
-        path = Path(path).absolute()
-        made = False
-        if imports_in_task(path):
-            self.start_import(path)
-            return
-        if path.suffix.lower() == PROJECT_SUFFIX:
-            existed = path.exists()
-            made = not existed
-            project = Project.open(path) if existed else Project.create(path)
-            said = f"Opened {path.name}." if existed else f"Made the project {path.name}."
-        else:
-            script = read_script(path)
-            target = import_target(path)
-            project = Project.from_script(target, script, self._known_voices(script.speakers))
-            said = imported_said(path, target, len(script.lines), len(script.speakers),
-                                 sum(1 for line in script.lines if line.chapter))
-            for warning in script.warnings:
-                said += " " + warning
-        self.show_project(project, said, made)
-
     def show_project(self, project, said: str, made: bool = False) -> None:
         """``project`` (just opened) replaces the open one; ``said`` goes to the status bar."""
         self.close_project()
@@ -471,11 +417,6 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
             self.select_row(0)
         self.project_changed.emit(project.path)
         self.message.emit(said)
-
-    def _known_voices(self, speakers) -> dict[str, dict]:
-        """Speakers named like a saved voice get that voice at import."""
-        names = self._saved_voice_names()
-        return {s: {"voice": names[s.lower()]} for s in speakers if s.lower() in names}
 
     def save_state(self, settings) -> None:
         settings.set_state("script/project", str(self.project.path) if self.project else "")

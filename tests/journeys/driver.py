@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QComboBox,
+    QFileDialog,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -303,6 +304,21 @@ class Driver(QObject):
             QTest.keyClick(widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
             QTest.keyClick(widget, Qt.Key.Key_Delete)
         QTest.keyClicks(widget, text)
+        return {}
+
+    def op_file_dialog(self, path: str) -> dict:
+        """Answer the open file dialog as a user who typed ``path`` and pressed Enter. Its
+        name field is looked up from the dialog itself: found by name among all windows,
+        PySide at times handed back a stale wrapper (New script's journey failed about one
+        run in two with "Internal C++ object (QLineEdit) already deleted")."""
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, QFileDialog):
+            raise DriverError("no file dialog is open")
+        edit = dialog.findChild(QLineEdit, "fileNameEdit")
+        if edit is None or not _alive(edit):
+            raise DriverError("the file dialog has no name field")
+        edit.setText(path)
+        QTimer.singleShot(0, dialog.accept)  # after this answer: accept ends its loop
         return {}
 
     def op_key(self, target: str, key: str, modifiers=()) -> dict:

@@ -23,8 +23,7 @@ def test_new_script_from_the_menu_lines_and_the_cast(launch, tmp_path, screensho
     studio.request("menu", path="File/New script", later=True)
     dialog = studio.wait_until(lambda: _dialog(studio), 20, "the New script dialog")
     assert dialog["title"] == "New script", dialog
-    studio.type("fileNameEdit", str(tmp_path / NEW_NAME))
-    studio.key("fileNameEdit", "Return")
+    studio.request("file_dialog", path=str(tmp_path / NEW_NAME))  # a name typed, Enter
     studio.wait_until(lambda: _dialog(studio) is None, 10, "the dialog to close")
     studio.wait_until(lambda: studio.get("scriptLines")["count"] == 1, 10, "the first line")
     assert (tmp_path / f"{NEW_NAME}.ovproj").exists()
