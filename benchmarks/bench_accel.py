@@ -11,7 +11,8 @@ each path after a one-step warm-up:
 - packed fp32: one row, per-document attention (``decode_mode="packed"``);
 - packed bf16: the same in bf16 with the standard ``F.linear`` projections;
 - packed bf16 prepacked: bf16 with oneDNN-prepacked weights
-  (studio.engine.cpu_layers), the default on a CPU with native bf16.
+  (studio.engine.cpu_layers), the default on a CPU with native bf16;
+- packed int8: W8A8 projections (studio.engine.int8), quantised at load.
 
 Paths run one model at a time (the reference, then our fp32 engine, then our
 bf16 engine) so that at most one full-size model is resident. Printed and
@@ -63,7 +64,8 @@ from bench_engine import (  # noqa: E402
 from bench_precision import similarity  # noqa: E402
 
 FRAME_RATE = 25  # the codec's frames per second
-PATHS = ("reference", "padded-fp32", "packed-fp32", "packed-bf16", "packed-bf16-prepacked")
+PATHS = ("reference", "padded-fp32", "packed-fp32", "packed-bf16", "packed-bf16-prepacked",
+         "packed-int8")
 
 
 def parse_args(argv=None):
@@ -156,7 +158,7 @@ def main(argv=None) -> int:
         for name in PATHS:
             if name not in args.paths:
                 continue
-            precision = "bf16" if "bf16" in name else "fp32"
+            precision = next((p for p in ("bf16", "int8") if p in name), "fp32")
             if name != "reference" and (engine is None or precision_of(engine) != precision):
                 engine = None
                 gc.collect()
@@ -169,7 +171,7 @@ def main(argv=None) -> int:
                 gc.collect()
                 continue
             mode = "padded" if name.startswith("padded") else "packed"
-            engine.cpu_prepack = name.endswith("prepacked")
+            engine.cpu_prepack = name.endswith(("prepacked", "int8"))  # int8 is packed at load
             item = SynthesisItem(text=text, language=LANGUAGE, prompt=prompt, seed=0)
 
             def ours(num_step, mode=mode, item=item, engine=engine):
@@ -196,7 +198,7 @@ def main(argv=None) -> int:
 
 
 def precision_of(engine) -> str:
-    return "bf16" if engine.dtype == torch.bfloat16 else "fp32"
+    return engine.precision
 
 
 def comparisons(results: dict, sample_rate: int) -> dict:

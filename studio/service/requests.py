@@ -76,6 +76,7 @@ class TakeAudio:
     sample_rate: int
     seed: int
     take_id: str | None = None  # its row in the take library; None when saving failed
+    judgement: dict | None = None  # studio.service.judging.TakeJudgement.to_dict(); None: not judged
 
 
 @dataclass(frozen=True)
