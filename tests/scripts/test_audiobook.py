@@ -17,27 +17,12 @@ from studio.scripts.export import ExportCancelled, plan_mix
 from studio.scripts.project import Project
 from studio.sound.m4b import chapters_read, tags_read
 from tests.epub_fixture import png, write_epub
+from tests.memory_takes import RATE, MemoryTakes
 
-RATE = 24000
 CHAPTERS = [("The Start", ["It began on a Monday.", "Nobody noticed."]),
             ("The Middle", ["Then came Tuesday."]),
             ("The End", ["And that was all.", "Really, all."])]
 
-
-class FakeTakes:
-    """The take library's reading API over clips in memory."""
-
-    def __init__(self, folder, clips):
-        self.folder, self.clips = folder, clips
-
-    def read_audio(self, take_id):
-        return self.clips[take_id], RATE
-
-    def get(self, take_id):
-        return SimpleNamespace(settings=SimpleNamespace(seed=7))
-
-    def audio_path(self, take_id):
-        return self.folder / f"{take_id}.flac"
 
 
 def speech(seconds: float, rng) -> np.ndarray:
@@ -61,7 +46,7 @@ def book(tmp_path):
             clips[f"t{n}"] = speech(1.0 + 0.25 * n, rng)
             project.choose_take(line.id, f"t{n}")
         plan = plan_mix(project)
-    return SimpleNamespace(plan=plan, takes=FakeTakes(tmp_path / "takes", clips),
+    return SimpleNamespace(plan=plan, takes=MemoryTakes(tmp_path / "takes", clips),
                            summary=summary, cover=tmp_path / "c.png")
 
 

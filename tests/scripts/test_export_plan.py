@@ -5,7 +5,6 @@ blocks that leaves no file behind."""
 from __future__ import annotations
 
 import threading
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -13,24 +12,7 @@ import soundfile as sf
 
 from studio.scripts.export import ExportCancelled, export_plan, export_project, plan_mix
 from studio.scripts.project import Project
-
-RATE = 24000
-
-
-class FakeTakes:
-    """The take library's reading API over clips in memory."""
-
-    def __init__(self, folder, clips: dict[str, np.ndarray]):
-        self.folder, self.clips = folder, clips
-
-    def read_audio(self, take_id):
-        return self.clips[take_id], RATE
-
-    def get(self, take_id):
-        return SimpleNamespace(settings=SimpleNamespace(seed=7))
-
-    def audio_path(self, take_id):
-        return self.folder / f"{take_id}.flac"
+from tests.memory_takes import RATE, MemoryTakes
 
 
 @pytest.fixture
@@ -44,7 +26,7 @@ def project(tmp_path):
             line = project.add_line(alice if n % 2 == 0 else bob, f"Line {n}.", pause_after=12.0)
             clips[f"t{n}"] = (0.1 * rng.standard_normal(4 * RATE)).astype(np.float32)
             project.choose_take(line, f"t{n}")
-        yield project, FakeTakes(tmp_path / "takes", clips)
+        yield project, MemoryTakes(tmp_path / "takes", clips)
 
 
 def test_a_plan_exports_what_export_project_does_and_says_what_it_writes(project, tmp_path):

@@ -12,33 +12,16 @@ import time
 import pytest
 import soundfile as sf
 from gui_lateness import Lateness
-from PySide6.QtCore import Qt
+from script_fixtures import open_dialogue
 from take_fixtures import add, voice
 
 from studio.engine.lexicon import GLOBAL_FILE, Lexicon
 from studio.paths import data_dir
-from studio.views.script_view import ScriptView
-
-DIALOGUE = """Alice: Good morning, Bob.
-Bob: Morning. Did you sleep well?
-Alice: Not really, Kowalczyk's storm kept me up.
-
-Bob: Then coffee first.
-"""
 
 
 @pytest.fixture
 def view(qtbot, tmp_path, reader, player):
-    view = ScriptView(player, takes=lambda: reader)
-    qtbot.addWidget(view)
-    view.resize(900, 720)
-    view.show()
-    qtbot.waitExposed(view)
-    script = tmp_path / "breakfast.txt"
-    script.write_text(DIALOGUE, encoding="utf-8")
-    view.pathEdit.setText(str(script))
-    with qtbot.waitSignal(view.message):
-        qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
+    view, _said = open_dialogue(qtbot, tmp_path, reader, player)
     yield view
     view.close_project()
 

@@ -11,34 +11,17 @@ import pytest
 import soundfile as sf
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication
+from script_fixtures import open_dialogue
 from take_fixtures import RATE, add, voice
 
 from studio.service.requests import LineDone, LinesRequest, TakeAudio
 from studio.views.script_lines_model import LENGTH, STATUS
-from studio.views.script_view import ScriptView
 
 SHOTS = Path(__file__).resolve().parents[2] / "out" / "views"
-DIALOGUE = """Alice: Good morning, Bob.
-Bob: Morning. Did you sleep well?
-Alice: Not really, Kowalczyk's storm kept me up.
-
-Bob: Then coffee first.
-"""
-
-
 @pytest.fixture
 def view(qtbot, tmp_path, reader, player):
-    view = ScriptView(player, takes=lambda: reader)
-    qtbot.addWidget(view)
-    view.resize(900, 720)
-    view.show()
-    qtbot.waitExposed(view)
-    script = tmp_path / "breakfast.txt"
-    script.write_text(DIALOGUE, encoding="utf-8")
-    view.pathEdit.setText(str(script))
-    with qtbot.waitSignal(view.message) as said:
-        qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
-    assert said.args[0] == "Imported breakfast.txt into breakfast.ovproj: 4 lines, 2 speakers."
+    view, said = open_dialogue(qtbot, tmp_path, reader, player)
+    assert said == "Imported breakfast.txt into breakfast.ovproj: 4 lines, 2 speakers."
     yield view
     view.close_project()
 

@@ -1,0 +1,30 @@
+"""A Script view shown on screen with a four-line, two-speaker dialogue imported, as the
+Script view tests start from it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from studio.views.script_view import ScriptView
+
+DIALOGUE = """Alice: Good morning, Bob.
+Bob: Morning. Did you sleep well?
+Alice: Not really, Kowalczyk's storm kept me up.
+
+Bob: Then coffee first.
+"""
+
+
+def open_dialogue(qtbot, tmp_path, reader, player):
+    """(the view, the message its import said)."""
+    view = ScriptView(player, takes=lambda: reader)
+    qtbot.addWidget(view)
+    view.resize(900, 720)
+    view.show()
+    qtbot.waitExposed(view)
+    script = tmp_path / "breakfast.txt"
+    script.write_text(DIALOGUE, encoding="utf-8")
+    view.pathEdit.setText(str(script))
+    with qtbot.waitSignal(view.message) as said:
+        qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
+    return view, said.args[0]
