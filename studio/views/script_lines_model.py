@@ -47,6 +47,7 @@ class LineRow:
     problem: str = ""  # a suspect take's first named reason ("silent", "too loud")
     voice: str = ""  # its speaker's voice, as the cast names it
     voice_problem: str = ""  # why that voice cannot render (deleted, missing), else ""
+    chapter: str = ""  # the chapter's title when a chapter starts at this line, else ""
 
 
 class ScriptLinesModel(QAbstractTableModel):
@@ -97,13 +98,15 @@ class ScriptLinesModel(QAbstractTableModel):
             return None
         column = index.column()
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            if column == NUMBER:
-                return str(index.row() + 1)
+            if column == NUMBER:  # a book's 500 lines read as chapters, not one list
+                return f"§ {index.row() + 1}" if row.chapter else str(index.row() + 1)
             if column == SPEAKER:
                 return row.speaker
             if column == VOICE:
                 return ("⚠ " if row.voice_problem else "") + row.voice
             if column == TEXT:
+                if row.chapter and role == Qt.ItemDataRole.DisplayRole:
+                    return f"{row.chapter} \u2014 {row.text}"
                 return row.text
             if column == STATUS:
                 if row.status == "suspect":
@@ -118,13 +121,16 @@ class ScriptLinesModel(QAbstractTableModel):
                 return QBrush(QColor(MISSING_COLOUR))
             if column == STATUS:
                 return QBrush(QColor(STATUS_COLOURS.get(row.status, "#718096")))
-        if role == Qt.ItemDataRole.FontRole and column == SPEAKER:
+        if role == Qt.ItemDataRole.FontRole and (column == SPEAKER or (
+                row.chapter and column in (NUMBER, TEXT))):
             font = QFont()
             font.setBold(True)
             return font
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == STATUS:
                 return STATUS_TIPS.get(row.status)
+            if column in (NUMBER, TEXT) and row.chapter:
+                return f"Chapter \u201c{row.chapter}\u201d starts here.\n{row.text}"
             if column == TEXT:
                 return row.text
             if column == VOICE:

@@ -128,7 +128,7 @@ class ShowsProject:
             voice, voice_problem = voices.get(line.speaker, ("", ""))
             rows.append(LineRow(line.id, speaker.name if speaker else "?",
                                 speaker.colour if speaker else "", line.text, status, seconds,
-                                line.take, problem, voice, voice_problem))
+                                line.take, problem, voice, voice_problem, line.chapter or ""))
         return rows
 
     def _saved_names(self) -> set[str]:

@@ -11,6 +11,7 @@ import pytest
 from gui_lateness import Lateness
 from PySide6.QtCore import Qt
 
+from studio.views.script_lines_model import NUMBER, TEXT
 from studio.views.script_view import ScriptView
 from tests.epub_fixture import write_epub
 
@@ -128,6 +129,23 @@ def test_a_markdown_script_says_its_chapters_as_a_book_does(qtbot, view, tmp_pat
     with qtbot.waitSignal(view.message, timeout=60_000) as said:
         qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
     assert said.args[0] == "Imported short.md into short.ovproj: 2 lines, 1 speaker, in 2 chapters."
+
+
+def test_the_lines_table_shows_where_each_chapter_starts(qtbot, view, tmp_path):
+    script = tmp_path / "short.md"
+    script.write_text("# One\n\nHello.\n\nStill one.\n\n# Two\n\nBye.\n", encoding="utf-8")
+    view.pathEdit.setText(str(script))
+    with qtbot.waitSignal(view.message, timeout=60_000):
+        qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
+    model, shown = view.model, Qt.ItemDataRole.DisplayRole
+    texts = [model.data(model.index(n, TEXT), shown) for n in range(model.rowCount())]
+    numbers = [model.data(model.index(n, NUMBER), shown) for n in range(model.rowCount())]
+    assert texts == ["One \u2014 Hello.", "Still one.", "Two \u2014 Bye."]
+    assert numbers == ["\u00a7 1", "2", "\u00a7 3"]
+    tip = model.data(model.index(2, NUMBER), Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith("Chapter \u201cTwo\u201d starts here.")
+    # What an edit starts from is the line's own text, without the chapter's title
+    assert model.data(model.index(0, TEXT), Qt.ItemDataRole.EditRole) == "Hello."
 
 
 def test_an_m4b_exports_from_the_view_normalised_with_each_failing_chapter_said(
