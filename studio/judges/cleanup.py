@@ -29,6 +29,7 @@ from studio.sound.loudness import loudness_lufs
 
 NOISE, TRIM, LOUDNESS = "noise", "trim", "loudness"
 STEPS = (NOISE, TRIM, LOUDNESS)  # in the order they run
+DEFAULT_STEPS: tuple[str, ...] = ()  # the Clone view's boxes and `synth --clean` start here
 STEP_NAMES = {NOISE: "noise suppression", TRIM: "trim silence", LOUDNESS: "normalise loudness"}
 PAD_S = 0.05  # kept before and after the speech (Silero's edges are chunk-coarse, 32 ms)
 TARGET_LUFS = -20.0  # clear speech level; the clone copies the reference's loudness
@@ -110,6 +111,17 @@ class CleanupReport:
 
 def _floor(dbfs: float | None) -> str:
     return "silent" if dbfs is None else f"{dbfs:.0f} dBFS"
+
+
+def speaker_encoder_or_none():
+    """The GE2E encoder for the one-speaker check, or None when its weights are missing
+    (the check is then left out, not guessed)."""
+    try:
+        from studio.judges.voice import SpeakerEncoder
+
+        return SpeakerEncoder()
+    except UserError:
+        return None
 
 
 class Cleaner:
