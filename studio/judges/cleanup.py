@@ -98,15 +98,19 @@ class CleanupReport:
         """One line of what was done, in words a person uses."""
         done = []
         if self.noise_removed_db is not None:
-            done.append(f"noise reduced (background {_floor(self.noise_floor_before_dbfs)}"
-                        f" -> {_floor(self.noise_floor_after_dbfs)})")
+            done.append(f"background noise {_floor(self.noise_floor_before_dbfs)}"
+                        f" -> {_floor(self.noise_floor_after_dbfs)}")
         if self.trimmed_start is not None:
             rate = self.sample_rate
-            done.append(f"{self.trimmed_start / rate:.2f} s trimmed at the start, "
-                        f"{self.trimmed_end / rate:.2f} s at the end")
+            done.append(f"{self.trimmed_start / rate:.1f} s trimmed at the start, "
+                        f"{self.trimmed_end / rate:.1f} s at the end")
         if self.gain_db is not None:
-            done.append(f"loudness {self.gain_db:+.1f} dB")
-        return "; ".join(done).capitalize() + "." if done else "No cleanup."
+            done.append(f"loudness {self.gain_db:+.1f} dB" if abs(self.gain_db) >= 0.05
+                        else "loudness unchanged")
+        if not done:
+            return "No cleanup."
+        line = "; ".join(done)
+        return line[0].upper() + line[1:] + "."
 
 
 def _floor(dbfs: float | None) -> str:

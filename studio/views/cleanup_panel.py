@@ -13,21 +13,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from studio.errors import UserError
 from studio.judges.cleanup import DEFAULT_STEPS, LOUDNESS, NOISE, STEPS, TRIM
 from studio.views.file_task import FileTask
 from studio.views.widgets.labels import MessageLabel, hint_label
 
-EXPLAIN = ("Cleaned before it is encoded; the original file is kept. Music under the voice "
-           "and room echo are not checked.")
+EXPLAIN = ("The clip is cleaned before it is encoded; your file is kept. Music under the "
+           "voice and room echo are not checked.")
 TIPS = {
     NOISE: "Take out hiss, hum and room noise (DeepFilterNet3)",
     TRIM: "Cut the silence before the first word and after the last",
     LOUDNESS: "Bring the clip to a clear speech level (-20 LUFS) without clipping",
 }
-LABELS = {NOISE: "Reduce noise", TRIM: "Trim silence", LOUDNESS: "Normalise loudness"}
+LABELS = {NOISE: "Noise", TRIM: "Silence", LOUDNESS: "Loudness"}  # after "Clean up:"
 CLEANING = "Cleaning the clip…"
 FAILED = "The clip could not be cleaned"
 
@@ -74,6 +74,7 @@ class CleanupPanel(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(12)
+        row.addWidget(QLabel("Clean up:"))
         for step in STEPS:
             box = QCheckBox(LABELS[step])
             box.setObjectName(f"clean_{step}Check")
@@ -251,6 +252,7 @@ class CleanupPanel(QWidget):
             self.summary.setText("")
         self.summary.setVisible(bool(self.summary.text()))
         self.listenButton.setEnabled(self._audio is not None and self._player is not None)
+        self.listenButton.setVisible(self._player is not None)
 
     def listen(self) -> None:
         if self._player is None or self._audio is None or self.report() is None:
