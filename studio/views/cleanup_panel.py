@@ -29,6 +29,7 @@ TIPS = {
 }
 LABELS = {NOISE: "Noise", TRIM: "Silence", LOUDNESS: "Loudness"}  # after "Clean up:"
 CLEANING = "Cleaning the clip…"
+ALREADY = "This clip was cleaned already (a take's or a cleaned clip's); it is used as it is."
 FAILED = "The clip could not be cleaned"
 
 
@@ -114,10 +115,18 @@ class CleanupPanel(QWidget):
     def busy(self) -> bool:
         return self._running is not None
 
+    def _cleaned_already(self) -> bool:
+        """A clip from the cleaned clips' folder (a take's reference brought back): cleaning
+        it again would take out what the first cleaning left."""
+        from studio.service.cleanup import default_folder
+
+        folder = self._folder if self._folder is not None else default_folder()
+        return self._source is not None and self._source.parent == folder
+
     def clip(self) -> Path | None:
         """The clip to encode now: the cleaned one, the source when no step is on, None
         while it is being cleaned (or could not be)."""
-        if self._source is None or not self.steps():
+        if self._source is None or not self.steps() or self._cleaned_already():
             return self._source
         return self._result.path if self._result is not None else None
 
@@ -156,7 +165,7 @@ class CleanupPanel(QWidget):
         self._result, self._audio = None, None
         self.warnings.clear_message()
         self._show()
-        if self._source is None or not self.steps():
+        if self._source is None or not self.steps() or self._cleaned_already():
             self._refresh()
             return
         if self._running is None:
@@ -199,7 +208,7 @@ class CleanupPanel(QWidget):
         asked, self._running, self._task = self._running, None, None
         if asked == (self._source, self.steps()):
             return True
-        if self._source is not None and self.steps():  # changed meanwhile: clean that
+        if self._source is not None and self.steps() and not self._cleaned_already():
             self._start(self._source, self.steps())
         else:
             self._release(self.clip())
@@ -248,6 +257,8 @@ class CleanupPanel(QWidget):
     def _refresh(self) -> None:
         if self.busy():
             self.summary.setText(CLEANING)
+        elif self.steps() and self._cleaned_already():
+            self.summary.setText(ALREADY)
         elif self.report() is None:
             self.summary.setText("")
         self.summary.setVisible(bool(self.summary.text()))

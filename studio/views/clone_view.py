@@ -110,8 +110,8 @@ class CloneView(JobSlots, QWidget):
         request = self.build_request()
         if request is None:
             return
-        if request.voice_id is not None or not self.cleanup.steps():
-            self.render_requested.emit(request)
+        if request.voice_id is not None or self.cleanup.clip() == request.reference:
+            self.render_requested.emit(request)  # no cleaning, or a cleaned clip already
             return
         if self.cleanup.busy():
             self.form.show_message(WAITING_FOR_CLEANUP, error=False)

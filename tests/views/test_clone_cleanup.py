@@ -131,3 +131,18 @@ def test_the_steps_are_remembered(qtbot, view, tmp_path):
     qtbot.addWidget(again)
     again.restore_state(settings)
     assert again.cleanup.steps() == ("loudness",)
+
+
+def test_a_cleaned_clip_brought_back_is_not_cleaned_again(qtbot, view, noisy_clip):
+    """A take's reference is the cleaned clip; To editor puts it back in the panel."""
+    view.reference.set_reference(noisy_clip)
+    view.cleanup.checks["trim"].setChecked(True)
+    cleaned(qtbot, view)
+    first = view.cleanup.clip()
+    view.reference.set_reference(first)
+    assert not view.cleanup.busy() and view.cleanup.clip() == first
+    assert view.cleanup.summary.text().startswith("This clip was cleaned already")
+    view.form.set_text("Say this.")
+    with qtbot.waitSignal(view.render_requested) as emitted:
+        view.form.generateButton.click()
+    assert emitted.args[0].reference == first
