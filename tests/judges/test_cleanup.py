@@ -153,3 +153,9 @@ def test_a_missing_wheel_is_one_sentence(monkeypatch):
         Cleaner().clean(np.zeros(24000, np.float32), 24000, (NOISE,))
     with pytest.raises(UserError, match="silero-vad package, which is not installed"):
         Cleaner().clean(np.zeros(24000, np.float32), 24000, (TRIM,))
+
+
+def test_a_clip_shorter_than_one_frame_is_cleaned_whole(cleaner):
+    tiny = np.full(7, 0.2, np.float32)
+    cleaned, _ = cleaner.clean(tiny, 24000, (NOISE, LOUDNESS))
+    assert cleaned.shape == (7,) and np.isfinite(cleaned).all()
