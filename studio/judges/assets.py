@@ -7,6 +7,7 @@ their files, so they are located through the installed distribution's metadata.
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -80,9 +81,7 @@ def silero_vad_model() -> Path:
     if path is None:
         raise UserError("Trimming silence needs the silero-vad package, which is not "
                         f"installed; run: {JUDGES_INSTALL}, or turn silence trimming off.")
-    try:
-        import onnxruntime  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("onnxruntime") is None:  # found, not imported: the window asks at start
         raise UserError("Trimming silence needs onnxruntime, which is not installed; "
-                        f"run: {JUDGES_INSTALL}, or turn silence trimming off.") from None
+                        f"run: {JUDGES_INSTALL}, or turn silence trimming off.")
     return path
