@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from studio.cli import remote, synth_takes
+from studio.cli import remote, synth_clean, synth_takes
 from studio.cli.common import (
     AUDIO_SUFFIXES,
     check_output,
@@ -63,6 +63,7 @@ def add_synth_options(synth) -> None:
     synth_takes.add_arguments(synth)
     synth.add_argument("--no-denoise", action="store_true", help="leave out the denoise token")
     synth.add_argument("--no-preprocess", action="store_true", help="do not trim the reference clip")
+    synth_clean.add_arguments(synth)
     synth.add_argument("--no-postprocess", action="store_true", help="do not trim silence from the output")
     add_hardware(synth)
     add_layout(synth)
@@ -181,6 +182,8 @@ def run_synth(args) -> dict:
         raise UserError("--ref-text is the transcript of a reference clip; give the clip with "
                         "--ref, or leave --ref-text out.")
     synth_takes.check(args)
+    cleaning = synth_clean.steps(args)
+    args.cleanup = synth_clean.apply(args, cleaning, args.quiet)  # args.ref: the cleaned clip
     if args.backend is not None:
         return remote.run(args, text)
     if args.api_key is not None or args.dialect is not None or args.timeout is not None:
@@ -288,7 +291,8 @@ def _render(args, options, items, voice, command_started: float) -> dict:
         "chunks": len(result.tokens),
         "read_text": item.lexicon.apply(item.text, check_item(item)[0]) if item.lexicon
         else item.text,
-        "warnings": warnings,
+        "warnings": warnings + list(args.cleanup["warnings"] if args.cleanup else []),
+        "cleanup": args.cleanup,
         **judged,
     }
 

@@ -10,7 +10,9 @@ identity of the audio codec (its ``config.json`` bytes and the sha256 of its
 weights) and the prompt format and cache schema versions. A renamed or moved
 copy of a clip hits; another codec never reuses tokens. Change
 ``CACHE_SCHEMA`` whenever the way a clip becomes a prompt changes (trimming,
-loudness, punctuation), so old entries stop matching.
+loudness, punctuation), so old entries stop matching. A cleaned reference
+(:mod:`studio.service.cleanup`) is a file of its own whose bytes carry the cleanup's
+steps and versions, so it keys like any clip: cleaned again the same way it hits.
 
 Files: ``<folder>/<key>.pt``, a format-v1 prompt dict (so it also loads in
 ``omnivoice.VoiceClonePrompt``) plus the plain fields ``cache_key`` and

@@ -7,12 +7,14 @@ everything else is validated by the engine, whose sentence comes back through
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QWidget
 
 from studio.service.requests import RenderRequest, VoiceSaveRequest
+from studio.views.cleanup_panel import CleanupPanel
 from studio.views.generate_form import GenerateForm
 from studio.views.job_slots import JobSlots
 from studio.views.reference_panel import ReferencePanel
@@ -23,6 +25,11 @@ from studio.views.widgets.page import headed_content, rule
 STATE_PREFIX = "clone"
 NO_REFERENCE = "Choose a reference clip to clone, or use the Design view."
 NO_TEXT = "Type the text the voice should say."
+WAITING_FOR_CLEANUP = "Generating once the clip is cleaned…"
+NOT_CLEANED = ("The clip could not be cleaned, so nothing was generated; turn the cleanup "
+               "steps off to use the clip as it is.")
+NOT_CLEANED_SAVE = ("The clip could not be cleaned, so the voice was not saved; turn the "
+                    "cleanup steps off to save the clip as it is.")
 
 
 class CloneView(JobSlots, QWidget):
@@ -40,6 +47,8 @@ class CloneView(JobSlots, QWidget):
         self.reference = ReferencePanel(player, state_prefix=STATE_PREFIX, recorder=recorder,
                                         audio_status=audio_status)
         self.reference.setObjectName("referencePanel")
+        self.cleanup = CleanupPanel(self.reference.waveform, player)
+        self.reference.add_under_clip(self.cleanup)
         self.form = GenerateForm(STATE_PREFIX, player=player)
         self.form.setObjectName("cloneForm")
         self.voices = VoicePicker(voices)  # ``voices``: a read-only VoiceLibrary, for tests
@@ -72,6 +81,7 @@ class CloneView(JobSlots, QWidget):
         self.voices.clip_picked.connect(self.reference.set_reference)
         self.voices.browse_requested.connect(self.reference.browse)
         self._refresh_save()
+        self._sync_cleanup()
 
     # ------------------------------------------------------------------ intents
     def build_request(self) -> RenderRequest | None:
@@ -98,8 +108,27 @@ class CloneView(JobSlots, QWidget):
 
     def _generate(self) -> None:
         request = self.build_request()
-        if request is not None:
-            self.render_requested.emit(request)
+        if request is None:
+            return
+        if request.voice_id is not None or self.cleanup.clip() == request.reference:
+            self.render_requested.emit(request)  # no cleaning, or a cleaned clip already
+            return
+        if self.cleanup.busy():
+            self.form.show_message(WAITING_FOR_CLEANUP, error=False)
+        self.cleanup.when_ready(lambda clip: self._send_cleaned(request, clip))
+
+    def _send_cleaned(self, request: RenderRequest, clip: Path | None) -> None:
+        """A Generate that waited for the cleanup: the cleaned clip is the one encoded."""
+        if clip is None:
+            self.form.show_message(NOT_CLEANED)
+            return
+        if self.form.message_text() == WAITING_FOR_CLEANUP:
+            self.form.clear_message()
+        self.render_requested.emit(dataclasses.replace(request, reference=clip))
+
+    def _sync_cleanup(self) -> None:
+        """The cleanup follows the clip; a saved voice is used as it was saved."""
+        self.cleanup.set_source(None if self._voice is not None else self.reference.reference())
 
     def _reference_changed(self, path: Path | None) -> None:
         if path is not None and self.form.message_text() == NO_REFERENCE:
@@ -110,6 +139,7 @@ class CloneView(JobSlots, QWidget):
         if path is not None and voices_dir not in path.parents:  # a saved voice is listed already
             self.voices.add_recent(path)
         self._refresh_save()
+        self._sync_cleanup()
 
     # ------------------------------------------------------------------ voices
     def _voice_clip(self) -> Path | None:
@@ -129,11 +159,13 @@ class CloneView(JobSlots, QWidget):
             return
         self._voice = voice
         self._refresh_save()
+        self._sync_cleanup()
 
     def _drop_voice(self) -> None:
         self._voice = None
         self.voices.select(None)
         self._refresh_save()
+        self._sync_cleanup()
 
     def _transcript_edited(self) -> None:
         # The saved prompt holds the transcript it was encoded with; another one is a new clip.
@@ -149,10 +181,18 @@ class CloneView(JobSlots, QWidget):
         if clip is None:
             self.form.show_message(NO_REFERENCE)
             return
-        self.save_voice_requested.emit(VoiceSaveRequest(
+        request = VoiceSaveRequest(
             name=name, clip=clip, transcript=self.reference.transcript(),
             preprocess=self.form.preprocessCheck.isChecked(),
-            language=self.form.languagePicker.language()))
+            language=self.form.languagePicker.language())
+
+        def send(cleaned: Path | None) -> None:  # a voice saved from a cleaned clip keeps it
+            if cleaned is None:
+                self.voiceMessage.show_message(NOT_CLEANED_SAVE)
+                return
+            self.save_voice_requested.emit(dataclasses.replace(request, clip=cleaned))
+
+        self.cleanup.when_ready(send)
 
     def pick_voice(self, voice_id: str) -> None:
         """Render in a saved voice (the Voices view's Use in Clone)."""
@@ -193,6 +233,7 @@ class CloneView(JobSlots, QWidget):
     # ------------------------------------------------------------------ persistence
     def save_state(self, settings) -> None:
         self.reference.save_state(settings)
+        settings.set_state(f"{STATE_PREFIX}/cleanup", ",".join(self.cleanup.steps()))
         self.form.save_state(settings)
         settings.set_state(f"{STATE_PREFIX}/recent_clips", [str(p) for p in self.voices.recent()])
         settings.set_state(f"{STATE_PREFIX}/voice", self._voice.id if self._voice is not None else "")
@@ -203,6 +244,9 @@ class CloneView(JobSlots, QWidget):
             recent = [recent]
         if isinstance(recent, list):
             self.voices.set_recent([p for p in recent if isinstance(p, str) and p])
+        steps = settings.state(f"{STATE_PREFIX}/cleanup")
+        if isinstance(steps, str):
+            self.cleanup.set_steps(tuple(s for s in steps.split(",") if s))
         self.reference.restore_state(settings)
         self.form.restore_state(settings)
         voice_id = settings.state(f"{STATE_PREFIX}/voice")

@@ -258,6 +258,7 @@ class ReferencePanel(QWidget):
         clip.addLayout(wave)
         clip.addLayout(trim)
         clip.addWidget(self.clipMeter)
+        self._clip_layout = clip
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -286,6 +287,10 @@ class ReferencePanel(QWidget):
             self._player.state_changed.connect(self._on_player_state)
             self._player.position_changed.connect(self._on_player_position)
             self._player.loaded.connect(self._on_player_loaded)
+
+    def add_under_clip(self, widget: QWidget) -> None:
+        """A widget about the clip (the Clone view's cleanup), under its checks."""
+        self._clip_layout.addWidget(widget)
 
     # ------------------------------------------------------------------ queries
     def reference(self) -> Path | None:

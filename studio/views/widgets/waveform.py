@@ -1,5 +1,6 @@
 """A waveform strip: min/max peaks per pixel column, a playhead, click or arrow keys to seek,
-and (where the owner allows it) a selection dragged across it, for trimming."""
+(where the owner allows it) a selection dragged across it, for trimming, and (the reference
+cleanup) the ends a cleanup trims shaded with the cleaned clip drawn over the original."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ class WaveformView(QWidget):
         self._rate = 0
         self._peaks: np.ndarray | None = None  # (width, 2), recomputed when the width changes
         self._position = 0.0
+        self._cleaned: tuple[float, float, np.ndarray] | None = None  # (start s, end s, audio)
+        self._cleaned_peaks: np.ndarray | None = None
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMinimumHeight(56)
@@ -51,11 +54,29 @@ class WaveformView(QWidget):
         self._peaks = None
         self._position = 0.0
         self._selection = None
+        self._cleaned, self._cleaned_peaks = None, None
         if self._audio is None:
             self.setAccessibleDescription("No clip")
         else:
             self.setAccessibleDescription(f"Clip of {self.duration():.1f} seconds")
         self.update()
+
+    def set_cleaned(self, start_s: float, end_s: float, audio: np.ndarray | None) -> None:
+        """Show a cleanup of the clip: outside ``start_s``-``end_s`` shaded as trimmed,
+        ``audio`` (the cleaned clip, as long as that span) drawn over the original;
+        ``audio=None`` clears it."""
+        if audio is None or not self.has_audio():
+            self._cleaned = None
+        else:
+            start = max(0.0, min(float(start_s), self.duration()))
+            end = max(start, min(float(end_s), self.duration()))
+            self._cleaned = (start, end, np.asarray(audio, dtype=np.float32).reshape(-1))
+        self._cleaned_peaks = None
+        self.update()
+
+    def cleaned_span(self) -> tuple[float, float] | None:
+        """The kept span of the shown cleanup (seconds), or None when none is shown."""
+        return None if self._cleaned is None else self._cleaned[:2]
 
     def set_position(self, seconds: float) -> None:
         self._position = max(0.0, min(float(seconds), self.duration()))
@@ -185,10 +206,37 @@ class WaveformView(QWidget):
             painter.setPen(wave if x <= played_x else dim)
             painter.drawLine(QPointF(x, y_top), QPointF(x, max(y_bottom, y_top + 1)))
 
+        if self._cleaned is not None:
+            self._paint_cleaned(painter, inner)
         if self._selection is not None:
             self._paint_selection(painter, inner)
         painter.setPen(QPen(pal.color(QPalette.ColorRole.Text), 2))
         painter.drawLine(int(played_x), inner.top() - 2, int(played_x), inner.bottom() + 2)
+
+    def _paint_cleaned(self, painter: QPainter, inner) -> None:
+        """Trimmed ends greyed out; the cleaned clip's peaks in green over the kept span."""
+        start, end, audio = self._cleaned
+        total = self.duration()
+        x_of = lambda t: inner.left() + t / total * inner.width()  # noqa: E731 - local helper
+        grey = QColor(self.palette().color(QPalette.ColorRole.Window))
+        grey.setAlpha(200)
+        painter.fillRect(QRectF(inner.left(), inner.top(), x_of(start) - inner.left(),
+                                inner.height()), grey)
+        painter.fillRect(QRectF(x_of(end), inner.top(), inner.right() - x_of(end) + 1,
+                                inner.height()), grey)
+        columns = max(1, int(x_of(end) - x_of(start)))
+        if audio.size == 0:
+            return
+        if self._cleaned_peaks is None or self._cleaned_peaks.shape[0] != columns:
+            self._cleaned_peaks = waveform_peaks(audio, columns)
+        mid, half = inner.center().y(), inner.height() / 2
+        green = QColor(46, 160, 67, 220)
+        painter.setPen(green)
+        left = x_of(start)
+        for i in range(columns):
+            lo, hi = (float(v) for v in self._cleaned_peaks[i])
+            y_top, y_bottom = mid - max(hi, 0.0) * half, mid - min(lo, 0.0) * half
+            painter.drawLine(QPointF(left + i, y_top), QPointF(left + i, max(y_bottom, y_top + 1)))
 
     def _paint_selection(self, painter: QPainter, inner) -> None:
         """The selection shaded, green when its length is in the sweet spot, amber when
