@@ -57,13 +57,13 @@ class TakeJudging:
 
         return recognise
 
-    def asr_transcriber(self, language: str | None, heard: list):
+    def asr_transcriber(self, request, language: str | None, heard: list):
         """The ASR check's transcriber; while judging, it keeps each take's words with
         their times in ``heard`` (in take order) for the words judge to reuse."""
         prompts = self.prompts
         if prompts is None or not prompts.transcriber_factory:
             return None
-        if not self.judging_on():
+        if not self.judging_on(request):
             return prompts.transcribe_audio
 
         def transcribe(audio, rate) -> str:
@@ -77,7 +77,8 @@ class TakeJudging:
                       first: int = 0, total: int | None = None) -> list[dict | None]:
         """Each rendering's judgement as a dict (stored with its saved take), judged
         together as siblings; reported as "Judging take i of N". A failing judge is
-        "not judged" in the judgement; nothing here fails the render."""
+        "not judged" in the judgement; nothing here fails the render. The take list
+        hears of the saved takes here (``takes_changed``), once they are judged."""
         from studio.service.judging import judge_request, store
 
         total = total or len(renders)
@@ -92,18 +93,18 @@ class TakeJudging:
                                     on_take=on_take)
         except Exception:  # a bug outside the judges (they are guarded one by one)
             log.exception("judging the takes of %r failed", job)
-            return [None] * len(renders)
-        stored = False
-        for take_id, result in zip(ids, results):
+            results = None
+        for take_id, result in zip(ids, results or ()):
             if take_id is None:
                 continue
             try:
                 store(self.keeper.library(), take_id, result)
-                stored = True
             except Exception:  # the judgement still reaches the window with the take
                 log.exception("storing the judgement of take %s failed", take_id)
-        if stored:
+        if any(ids):  # the takes are listed once, with their judgements
             self.takes_changed.emit()
+        if results is None:
+            return [None] * len(renders)
         return [r.to_dict() for r in results]
 
     def judging_reference(self, request, voice):

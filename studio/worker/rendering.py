@@ -119,7 +119,7 @@ class LocalRendering:
         batch, ids, heard = self._keep_or_warn(job, request, renders, seconds, sha, warnings,
                                                run)
         judged = [None] * len(renders)
-        if self.judging_on():
+        if self.judging_on(request):
             judged = self.judge_renders(job, request, renders, ids,
                                         self.judging_reference(request, voice), heard)
         job.report("done", dataclasses.replace(
@@ -299,7 +299,7 @@ class LocalRendering:
         _batch, ids, heard = self._keep_or_warn(job, request, [render], seconds, sha,
                                                 warnings, run)
         judged = [None]
-        if self.judging_on():
+        if self.judging_on(request):
             judged = self.judge_renders(job, request, [render], ids,
                                         self.judging_reference(request, voice), heard)
         return TakeAudio(render.audio, render.sample_rate, render.seed, ids[0], judged[0])
@@ -318,10 +318,11 @@ class LocalRendering:
         if self.asr_check:
             from studio.engine.languages import resolve_language
 
-            transcribe = self.asr_transcriber(resolve_language(request.language)[0], heard)
+            transcribe = self.asr_transcriber(request, resolve_language(request.language)[0],
+                                              heard)
             cers = self.keeper.check_asr(request.text, renders, transcribe, warnings.append)
         batch, ids = self.keeper.save(request, renders, run, sha, cers, warnings.append, batch)
-        if any(ids):
+        if any(ids) and not self.judging_on(request):  # else once judged (judge_renders)
             self.takes_changed.emit()
         return batch, ids, heard
 

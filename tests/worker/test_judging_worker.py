@@ -34,8 +34,11 @@ class Run:
         self.worker = InferenceWorker(load_engine=lambda *a, **k: engine, data_dir=folder)
         self.folder = folder
         self.done, self.failed, self.stages, self.lines = [], [], [], []
+        self.changed = []
+        self.worker.takes_changed.connect(lambda: self.changed.append(1))
         self.worker.load_model(LoadRequest(source="tiny-checkpoint", disk_cache=False,
                                            judging=judging, **load))
+        self.changed.clear()
 
     def render(self, request):
         job = job_for(len(self.done) + 1, done=self.done, failed=self.failed,
@@ -88,13 +91,14 @@ def test_the_takes_of_a_render_are_judged_together_and_stored_with_each_take(mak
         assert judged.get("words").verdict == NOT_JUDGED  # no Whisper on this computer
         assert run.stored(take.take_id) == take.judgement
     assert run.stages[-2:] == ["Judging take 1 of 2 …", "Judging take 2 of 2 …"]
+    assert run.changed == [1], "the takes are listed once, judged"
 
 
 def test_judging_off_judges_nothing_and_loads_no_judge(make_run):
     run = make_run(JudgingSettings(enabled=False))
     result = run.render(RenderRequest("Not judged.", seeds=(1,), options=FAST, mode="design"))
     assert result.takes[0].judgement is None and run.stored(result.takes[0].take_id) is None
-    assert run.worker._judges is None and run.stages == []
+    assert run.worker._judges is None and run.stages == [] and run.changed == [1]
 
 
 def test_a_clone_is_judged_against_its_reference_clip(make_run, tmp_path, speech):
@@ -173,6 +177,7 @@ def test_judging_that_fails_outright_still_delivers_the_saved_take(make_run, mon
                         lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
     result = run.render(RenderRequest("Still here.", seeds=(1,), options=FAST, mode="design"))
     assert result.takes[0].take_id is not None and result.takes[0].judgement is None
+    assert run.changed == [1], "listed all the same"
 
 
 class Heard:
@@ -213,3 +218,36 @@ def test_each_script_line_take_is_judged_and_stored(make_run):
         judged = well_formed(done.take.judgement)
         assert judged.get("sound").verdict != NOT_JUDGED
         assert run.stored(done.take.take_id) == done.take.judgement
+
+
+class TextOnly:
+    """A transcriber without word times (a plain callable) that counts its passes."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, wave, rate):
+        self.calls += 1
+        return "words heard"
+
+
+def test_a_transcriber_without_word_times_still_feeds_the_words_judge_once(make_run):
+    run = make_run(asr_check=True)
+    heard = TextOnly()
+    run.worker.prompts.transcriber_factory = lambda: heard
+    result = run.render(RenderRequest("Words heard.", seeds=(1, 2), options=FAST,
+                                      mode="design"))
+    assert heard.calls == 2, "one pass per take"
+    for take in result.takes:
+        words = well_formed(take.judgement).get("words")
+        assert words.verdict == OK and words.details["changes"] == []
+
+
+def test_new_weights_apply_to_the_loaded_judges_at_once(make_run):
+    run = make_run()
+    run.render(RenderRequest("Weighed.", seeds=(1,), options=FAST, mode="design"))
+    judges = run.worker._judges
+    run.worker.set_judging(JudgingSettings(weights=(("voice", 1.0), ("words", 0.0),
+                                                    ("sound", 0.0))))
+    assert run.worker._judges is judges, "the loaded judges are kept"
+    assert judges.weights == {"voice": 1.0, "words": 0.0, "sound": 0.0}
