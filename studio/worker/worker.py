@@ -262,6 +262,7 @@ class InferenceWorker(LocalRendering, RemoteRendering, LibraryEdits, TakeJudging
         say ``released`` (the controller ends the thread's event loop on it)."""
         try:
             self._drop_model()
+            self._judges = None  # its models go with the session
             self.keeper.close()
             if self._voices is not None:
                 self._voices.close()

@@ -24,6 +24,7 @@ from studio.worker.worker import InferenceWorker
 from tests.job_log import job_for
 
 FAST = GenerationOptions(decode=DecodeOptions(num_step=3), pad_duration=0.0)
+JUDGING_ON = JudgingSettings()
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
@@ -59,7 +60,7 @@ class Run:
 def make_run(engine, tmp_path, qapp):
     made = []
 
-    def make(judging=JudgingSettings(), **load):
+    def make(judging=JUDGING_ON, **load):
         run = Run(engine, tmp_path / f"data{len(made)}", judging, **load)
         made.append(run)
         return run
