@@ -194,7 +194,10 @@ class LocalRendering:
             # Cancelled or failed after some takes: they are saved; say why it stopped.
             from studio.engine.decode import Cancelled
 
-            if not isinstance(exc, Cancelled):
+            if isinstance(exc, Cancelled):
+                warnings.append(f"Cancelled after take {len(takes)} of at most {limit}; the "
+                                f"takes rendered are kept.")
+            else:
                 log.error("%r stopped", job, exc_info=exc)
                 warnings.append(str(exc) if isinstance(exc, UserError) else INTERNAL_ERROR)
         if voice is not None:

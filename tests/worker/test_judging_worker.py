@@ -7,6 +7,8 @@ formed, not its value (tests/judges shows the judges on real speech)."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -252,3 +254,21 @@ def test_new_weights_apply_to_the_loaded_judges_at_once(make_run):
                                                     ("sound", 0.0))))
     assert run.worker._judges is judges, "the loaded judges are kept"
     assert judges.weights == {"voice": 1.0, "words": 0.0, "sound": 0.0}
+
+
+def test_a_cancel_between_takes_keeps_the_takes_rendered(make_run):
+    run = make_run(JudgingSettings(pass_at=0.6))
+    stop = threading.Event()
+
+    class CancelAfterFirst(Verdicts):
+        def judge_takes(self, *args, **kwargs):
+            stop.set()  # the user presses Cancel while the first take is judged
+            return super().judge_takes(*args, **kwargs)
+
+    run.worker._judges = CancelAfterFirst([0.3, 0.9])
+    job = job_for(1, stop=stop, done=run.done, failed=run.failed)
+    run.worker.render(job, RenderRequest("Cancel me.", seeds=(1, 2, 3), options=FAST,
+                                         mode="design", until_pass=True))
+    [result] = run.done
+    assert len(result.takes) == 1 and result.takes[0].take_id is not None
+    assert "Cancelled after take 1 of at most 3; the takes rendered are kept." in result.warnings
