@@ -18,7 +18,9 @@ from PySide6.QtCore import QObject, QSettings, Signal
 
 from studio.engine.options import ACCEL_MODES, DEFAULT_REPO, DEVICE_CHOICES, PRECISION_CHOICES
 from studio.errors import UserError
+from studio.judges.scores import WEIGHTS
 from studio.keychain import Keychain
+from studio.service.requests import PASS_AT, JudgingSettings
 from studio.switches import parse_switch
 
 ORGANIZATION = "OmniVoice"
@@ -83,6 +85,12 @@ SETTINGS: tuple[Setting, ...] = (
     # a starred-only rule would drop takes nobody thought to star. Opt in to pruning.
     Setting("takes/retention_days", 0.0, "Delete unstarred takes older than (days, 0 = never)"),
     Setting("takes/asr_check", False, "Check takes with speech recognition"),
+    Setting("judging/enabled", True, "Judge takes after rendering"),
+    # Whole percents: how much each judge counts in the combined score that ranks takes.
+    Setting("judging/weight_voice", round(WEIGHTS["voice"] * 100), "Voice match weight"),
+    Setting("judging/weight_words", round(WEIGHTS["words"] * 100), "Words weight"),
+    Setting("judging/weight_sound", round(WEIGHTS["sound"] * 100), "Sound weight"),
+    Setting("judging/pass_at", round(PASS_AT * 100), "A take passes at"),
     Setting("backend/kind", "local", "Render on", choices=("local", "remote")),
     Setting("backend/url", "", "Server address"),
     Setting("backend/api_key", "", "API key", secret=True),
@@ -195,3 +203,15 @@ class Settings(QObject):
 
     def set_state(self, key: str, value: Any) -> None:
         self._store.setValue(f"state/{key}", value)
+
+
+def judging_settings(settings: Settings) -> JudgingSettings:
+    """Settings → Judging as the worker reads it. Weights all at 0 count the judges equally
+    (a combined score of nothing would rank no take)."""
+    weights = {judge: max(0, min(100, settings.value(f"judging/weight_{judge}"))) / 100
+               for judge in WEIGHTS}
+    if not any(weights.values()):
+        weights = dict.fromkeys(WEIGHTS, 1.0)
+    pass_at = max(0, min(100, settings.value("judging/pass_at"))) / 100
+    return JudgingSettings(bool(settings.value("judging/enabled")), tuple(weights.items()),
+                           pass_at)

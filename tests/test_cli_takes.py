@@ -73,3 +73,21 @@ def test_takes_hear_the_language_id_and_score_the_words(tiny_checkpoint, capfd, 
     assert asked == ["en", "en"]
     words = json.loads(stdout)["takes"][0]["judgements"][1]
     assert words["details"]["dropped"] == 1 and words["score"] == 0.5
+
+
+def test_takes_of_a_saved_voice_are_judged_against_its_clip(tiny_checkpoint, capfd, tmp_path,
+                                                           speech):
+    """The worker and synth judge through one call (service.judging.judge_request); a
+    saved voice's takes are compared with the voice's own clip, as a clone's with --ref."""
+    clip = tmp_path / "narrator.wav"
+    sf.write(clip, speech(2.0), 24000)
+    capfd.readouterr()
+    assert main(["voices", "save", "Narrator", "--ref", str(clip), "--ref-text",
+                 "Some words here.", "--model", str(tiny_checkpoint), "--device", "cpu",
+                 "--precision", "fp32"]) == 0, capfd.readouterr().err
+    code, stdout, stderr = _synth(tiny_checkpoint, capfd, "--text", "Hello there.",
+                                  "--voice", "Narrator", "--takes", 2,
+                                  "--out", tmp_path / "v.wav", "--json")
+    assert code == 0, stderr
+    for take in json.loads(stdout)["takes"]:
+        assert take["judgements"][0]["details"]["against"] == "the reference clip"

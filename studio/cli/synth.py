@@ -215,7 +215,7 @@ def _saved_voice(name: str):
 
     with VoiceLibrary() as library:
         voice = library.find(name)
-        return voice, library.prompt_path(voice.id)
+        return voice, library.prompt_path(voice.id), library.clip_path(voice.id)
 
 
 def _render(args, options, items, voice, command_started: float) -> dict:
@@ -261,7 +261,9 @@ def _render(args, options, items, voice, command_started: float) -> dict:
         seconds = time.perf_counter() - started
         result = results[0]
         if len(results) > 1:
-            best, judged = synth_takes.pick(args, item.text, results, args.ref)
+            # Judged against the clip cloned: --ref, or the saved voice's own clip.
+            clip = args.ref if voice is None else voice[2]
+            best, judged = synth_takes.pick(args, item.text, item.language, results, clip)
             result = results[best]
         write_side_files(args, result, prompt, finish=lambda: out.finish(result.audio))
     audio_seconds = result.audio.shape[-1] / result.sample_rate

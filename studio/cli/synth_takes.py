@@ -40,21 +40,14 @@ def seeds(args) -> list[int | None]:
     return [args.seed + i for i in range(args.takes)]
 
 
-def pick(args, text: str, results, reference_path) -> tuple[int, dict]:
+def pick(args, text: str, language: str | None, results, reference_path
+         ) -> tuple[int, dict]:
     """(index of the take to write, the --json fields for every take and the pick)."""
-    from studio.service.judging import Judges, ranked, whisper_recogniser
-    from studio.sound.files import read_audio
+    from studio.service.judging import Judges, judge_request, ranked, whisper_recogniser
 
-    reference = None
-    if reference_path is not None:
-        clip, rate = read_audio(reference_path)
-        reference = (clip.mean(axis=0), rate)
-    from studio.engine.languages import resolve_language
-
-    language, _ = resolve_language(args.lang)  # "English" -> "en"; the render warned already
     judges = Judges(recognise=whisper_recogniser(args.asr_model))
     takes = [(r.audio.reshape(-1), r.sample_rate) for r in results]
-    judged = judges.judge_takes(takes, text, language, reference)
+    judged = judge_request(judges, takes, text, language, reference_path)
     order = ranked(judged)
     best = order[0]
     return best, {
@@ -63,4 +56,3 @@ def pick(args, text: str, results, reference_path) -> tuple[int, dict]:
                    "audio_seconds": round(r.audio.shape[-1] / r.sample_rate, 4),
                    **j.to_dict()} for i, (r, j) in enumerate(zip(results, judged))],
     }
-

@@ -145,6 +145,21 @@ class PromptSource:
             raise UserError("Auto-transcription is not set up; pick a transcription model in Settings.")
         return self._transcribe(wave, sample_rate)
 
+    def transcribe_words(self, wave: np.ndarray, sample_rate: int, language: str | None = None
+                         ) -> list[tuple[str, float | None, float | None]]:
+        """The transcript as (word, start s, end s) with the same ASR model (the takes' ASR
+        check and the words judge share one pass); a transcriber that gives no word
+        times gives its words without them."""
+        if self.transcriber_factory is None:
+            raise UserError("Auto-transcription is not set up; pick a transcription model in Settings.")
+        if self._transcriber is None:
+            self._transcriber = self.transcriber_factory()
+        self.transcriptions += 1
+        words = getattr(self._transcriber, "words", None)
+        if words is not None:
+            return list(words(wave, sample_rate, language))
+        return [(w, None, None) for w in self._transcriber(wave, sample_rate).split()]
+
     def _transcribe(self, wave: np.ndarray, sample_rate: int) -> str:
         if self._transcriber is None:
             self._transcriber = self.transcriber_factory()

@@ -7,8 +7,10 @@ combined score is taken over the judges that ran.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -21,12 +23,25 @@ from studio.judges.scores import (
     combined,
     not_judged,
 )
-from studio.judges.words import HeardWord, Recognise, judge_take_words
+from studio.judges.words import HeardWord, Recognise, judge_take_words, judge_words
 
+log = logging.getLogger(__name__)
 JUDGEMENT_VERSION = 1  # bump when a judge or its thresholds change meaning
 DRIFT_BELOW = 0.75  # similarity to the mean of the sibling takes under which a take drifts
 
 Audio = tuple[np.ndarray, int]  # (mono samples, sample rate)
+Heard = Sequence[HeardWord]  # a transcript with word times, made already (the ASR check)
+LABELS = {"voice": "Voice", "words": "Words", "sound": "Sound"}
+
+
+def judge_failed(judge: str, exc: Exception) -> Judgement:
+    """A judge that raised: its sentence (a UserError's), or a bug said plainly and logged;
+    the take and the other judges stand."""
+    if isinstance(exc, UserError):
+        return not_judged(judge, str(exc))
+    log.error("the %s judge failed", judge, exc_info=exc)
+    return not_judged(judge, f"{LABELS[judge]} not judged: the judge failed; the log file in "
+                             f"the data folder has the details.")
 
 
 @dataclass(frozen=True)
@@ -145,16 +160,41 @@ class Judges:
         return out
 
     def judge_takes(self, takes: Sequence[Audio], text: str, language: str | None = None,
-                    reference: Audio | None = None) -> list[TakeJudgement]:
-        """Every judge on each of N takes of one request (N = 1 is fine)."""
+                    reference: Audio | None = None,
+                    heard: Sequence[Heard | None] | None = None,
+                    on_take: Callable[[int, int], None] | None = None) -> list[TakeJudgement]:
+        """Every judge on each of N takes of one request (N = 1 is fine). ``heard``: a
+        transcript per take made already (None where there is none), so the recogniser
+        does not run twice; ``on_take(i, n)`` before take i's words and sound. A judge
+        that fails is "not judged" with its sentence."""
         takes = [(np.asarray(a, np.float32).reshape(-1), int(r)) for a, r in takes]
-        voices = self.voices(takes, reference)
+        heard = list(heard or []) + [None] * (len(takes) - len(heard or []))
+        try:
+            voices = self.voices(takes, reference)
+        except Exception as exc:
+            voices = [judge_failed("voice", exc)] * len(takes)
         results = []
-        for (audio, rate), voice in zip(takes, voices):
-            words = judge_take_words(text, audio, rate, language, self.recognise, self.covers)
-            found = (voice, words, self.sound(audio, rate))
+        for i, ((audio, rate), voice, words_heard) in enumerate(zip(takes, voices, heard)):
+            if on_take is not None and i:
+                on_take(i, len(takes))
+            found = (voice, self.words(text, audio, rate, language, words_heard),
+                     self._guarded("sound", self.sound, audio, rate))
             results.append(TakeJudgement(found, combined(list(found), self.weights)))
         return results
+
+    def words(self, text: str, audio: np.ndarray, rate: int, language: str | None,
+              heard: Heard | None = None) -> Judgement:
+        if heard is not None and self.covers(language):
+            return self._guarded("words", judge_words, text, heard)
+        return self._guarded("words", judge_take_words, text, audio, rate, language,
+                             self.recognise, self.covers)
+
+    @staticmethod
+    def _guarded(judge: str, run: Callable[..., Judgement], *args) -> Judgement:
+        try:
+            return run(*args)
+        except Exception as exc:
+            return judge_failed(judge, exc)
 
 
 def ranked(results: Sequence[TakeJudgement]) -> list[int]:
@@ -166,3 +206,51 @@ def ranked(results: Sequence[TakeJudgement]) -> list[int]:
 def store(library, take_id: str, result: TakeJudgement):
     """Keep the judgement with the take in the take library."""
     return library.set_judgements(take_id, result.to_dict())
+
+
+def reference_audio(path: Path | str | None) -> Audio | None:
+    """A clone's (or a saved voice's) clip as mono samples; None when there is none or it
+    cannot be read any more (the voice is then compared with the sibling takes)."""
+    if path is None:
+        return None
+    from studio.sound.files import read_audio
+
+    try:
+        clip, rate = read_audio(Path(path))
+    except Exception as exc:  # a clip deleted or changed since the render: judge without it
+        log.info("the reference clip %s cannot be read for judging: %r", path, exc)
+        return None
+    clip = np.asarray(clip, np.float32)
+    return (clip.mean(axis=0) if clip.ndim > 1 else clip), int(rate)
+
+
+def judge_request(judges: Judges, takes: Sequence[Audio], text: str, language: str | None,
+                  reference: Path | str | None = None,
+                  heard: Sequence[Heard | None] | None = None,
+                  on_take: Callable[[int, int], None] | None = None) -> list[TakeJudgement]:
+    """The takes of one request judged together (siblings), against the reference clip of
+    a clone or saved voice, in the request's language: the one way the worker and
+    ``synth --takes`` judge."""
+    from studio.engine.languages import resolve_language
+
+    language, _ = resolve_language(language)  # "English" -> "en"; the render warned already
+    return judges.judge_takes(takes, text, language, reference_audio(reference), heard,
+                              on_take)
+
+
+def passes(result: TakeJudgement, pass_at: float) -> bool:
+    """No judge says bad and the combined score reaches ``pass_at``."""
+    return (result.combined is not None and result.combined >= pass_at
+            and all(j.verdict != BAD for j in result.judgements))
+
+
+def pass_note(results: Sequence[TakeJudgement], pass_at: float, limit: int) -> str:
+    """What render-until-one-passes found, for the status line (takes count from 1)."""
+    passed = next((i for i, r in enumerate(results) if passes(r, pass_at)), None)
+    if passed is not None:
+        return (f"Take {passed + 1} passed (combined score {results[passed].combined:.2f}, "
+                f"no judge said bad).")
+    best = ranked(results)[0] + 1 if results else 0
+    return (f"No take passed in {len(results)} of at most {limit}; the best is take {best}. "
+            f"A take passes when no judge says bad and its combined score reaches "
+            f"{pass_at:.2f}.")

@@ -12,6 +12,19 @@ from pathlib import Path
 import numpy as np
 
 from studio.engine.options import GenerationOptions
+from studio.judges.scores import WEIGHTS
+
+PASS_AT = 0.7  # the combined score a take needs to pass (with no judge saying bad)
+
+
+@dataclass(frozen=True)
+class JudgingSettings:
+    """Settings → Judging as the worker reads it: judge each take after its render, how
+    much each judge counts in the combined score, and the score a take needs to pass."""
+
+    enabled: bool = True
+    weights: tuple[tuple[str, float], ...] = tuple(WEIGHTS.items())
+    pass_at: float = PASS_AT
 
 
 @dataclass(frozen=True)
@@ -26,6 +39,7 @@ class LoadRequest:
     asr_model: str = "openai/whisper-large-v3-turbo"
     retention_days: float = 0.0  # prune unstarred takes older than this on start-up; 0 keeps all
     asr_check: bool = False  # transcribe every take and store its character error rate
+    judging: JudgingSettings | None = None  # None: no judging (the studio passes Settings')
 
 
 @dataclass(frozen=True)
@@ -56,6 +70,7 @@ class RenderRequest:
     stream: bool = False  # hand the first take's chunks over as they render (chunk_ready)
     project: str | None = None  # a script line's: its project file, filed with the take
     project_line: int | None = None  # ... and the line's number in the script
+    until_pass: bool = False  # render the seeds one at a time, judged, until one passes
 
 
 @dataclass(frozen=True)
@@ -93,6 +108,7 @@ class RenderResult:
     warnings: tuple[str, ...] = ()
     batch: str | None = None  # the take library's batch id of these takes
     first_audio_seconds: float | None = None  # from the job's start to its first chunk (stream)
+    judging_note: str | None = None  # which take passed (render until one passes), for the status
 
     @property
     def audio_seconds(self) -> float:

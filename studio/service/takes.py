@@ -84,10 +84,11 @@ class TakeKeeper:
 
     def save(self, request: RenderRequest, renders: Sequence, run: TakeRun,
              reference_sha256: str | None, cers: Sequence[float | None],
-             warn: Warn) -> tuple[str, list[str | None]]:
-        """Save every rendering as a take of one batch; returns the batch id and each
-        take's id (None for one that could not be saved, with a warning)."""
-        batch = uuid.uuid4().hex
+             warn: Warn, batch: str | None = None) -> tuple[str, list[str | None]]:
+        """Save every rendering as a take of one batch (``batch``, or a new one); returns
+        the batch id and each take's id (None for one that could not be saved, with a
+        warning)."""
+        batch = batch or uuid.uuid4().hex
         ids: list[str | None] = [None] * len(renders)
         problem = None
         try:

@@ -410,6 +410,19 @@ class GenerateForm(QWidget):
         self.takesSpin.setToolTip(
             f"How many variations to render in one batch (1 to {MAX_TAKES})"
         )
+        self.untilPassCheck = QCheckBox("Until one passes")
+        self.untilPassCheck.setObjectName("untilPassCheck")
+        self.untilPassCheck.setAccessibleName("Render until one passes (at most the takes)")
+        self.untilPassCheck.setToolTip(
+            "Render one take at a time, each judged, and stop at the first that passes, "
+            "at most Takes of them. A take passes when no judge says bad and its combined "
+            "score reaches the threshold in Settings, Judging.")
+        self.untilPassCheck.setEnabled(False)  # with more than one take
+        takesRow = QHBoxLayout()
+        takesRow.setSpacing(10)
+        takesRow.addWidget(self.takesSpin)
+        takesRow.addWidget(self.untilPassCheck)
+        takesRow.addStretch(1)
 
         self.denoiseCheck = QCheckBox("Denoise")
         self.denoiseCheck.setObjectName("denoiseCheck")
@@ -457,7 +470,7 @@ class GenerateForm(QWidget):
         # switches last.
         decoding = column(("&Guidance", self.guidanceSpin, self.guidanceSpin),
                           ("T-s&hift", self.tShiftSpin, self.tShiftSpin),
-                          ("T&akes", self.takesSpin, self.takesSpin))
+                          ("T&akes", takesRow, self.takesSpin))
         output = column(("Le&ngth", lengthRow, self.lengthMode),
                         ("Variati&on", seedRow, self.seedLock))
         layout = QVBoxLayout(body)
@@ -475,6 +488,8 @@ class GenerateForm(QWidget):
         self.presetGroup.idToggled.connect(self._preset_toggled)
         self.lengthMode.currentIndexChanged.connect(self.lengthStack.setCurrentIndex)
         self.seedLock.toggled.connect(self.seedSpin.setEnabled)
+        self.takesSpin.valueChanged.connect(
+            lambda takes: self.untilPassCheck.setEnabled(takes > 1))
         self.textEdit.textChanged.connect(self._update_count)
         self.textEdit.textChanged.connect(self._done_over)
         self.doneTimer.timeout.connect(self._done_over)
@@ -560,6 +575,7 @@ class GenerateForm(QWidget):
             "duration": self.durationSpin.value() if mode == "duration" else None,
             "seeds": self.seeds(),
             "preprocess": self.preprocessCheck.isChecked(),
+            "until_pass": self.untilPassCheck.isChecked() and self.takesSpin.value() > 1,
         }
 
     def apply_settings(self, settings) -> str | None:
@@ -669,6 +685,13 @@ class GenerateForm(QWidget):
         self.progressBar.setFormat(text)
         self.progressBar.setAccessibleDescription(text)
 
+    def show_stage(self, text: str) -> None:
+        """What the job does between decoding steps ("Judging take 2 of 4 …"); the next
+        step's progress replaces it."""
+        self.progressBar.setRange(0, 0)
+        self.progressBar.setFormat(text)
+        self.progressBar.setAccessibleDescription(text)
+
     def finish_progress(self, text: str = "Done") -> None:
         self.progressBar.setRange(0, 1)
         self.progressBar.setValue(1)
@@ -744,6 +767,7 @@ class GenerateForm(QWidget):
             "seed_locked": self.seedLock.isChecked(),
             "seed": self.seedSpin.value(),
             "takes": self.takesSpin.value(),
+            "until_pass": self.untilPassCheck.isChecked(),
             "denoise": self.denoiseCheck.isChecked(),
             "preprocess": self.preprocessCheck.isChecked(),
             "postprocess": self.postprocessCheck.isChecked(),
@@ -782,6 +806,7 @@ class GenerateForm(QWidget):
         if mode in LENGTH_MODES:
             self.set_length_mode(mode)
         for name, check in (("seed_locked", self.seedLock), ("denoise", self.denoiseCheck),
+                            ("until_pass", self.untilPassCheck),
                             ("preprocess", self.preprocessCheck),
                             ("postprocess", self.postprocessCheck)):
             value = _as_bool(get(name))

@@ -18,6 +18,9 @@ class JobSlots:
     def on_progress(self, step: int, steps: int, chunk: int, chunks: int) -> None:
         self.form.set_progress(step, steps, chunk, chunks)
 
+    def on_stage(self, text: str) -> None:
+        self.form.show_stage(text)
+
     def on_chunk(self, job: int, chunk) -> None:
         """The first take's next chunk, to hear and see while the rest renders."""
         self.form.livePreview.add_chunk(job, chunk)

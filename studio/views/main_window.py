@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from studio.model_state import ModelState, Phase
 from studio.service.requests import AccelState, LoadRequest, ModelInfo
-from studio.settings import Settings
+from studio.settings import Settings, judging_settings
 from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
 from studio.views.menus import Menus
@@ -62,6 +62,7 @@ def load_request(settings: Settings, source: str | None = None) -> LoadRequest:
         asr_model=settings.value("asr/model"),
         retention_days=settings.value("takes/retention_days"),
         asr_check=settings.value("takes/asr_check"),
+        judging=judging_settings(settings),
     )
 
 
@@ -287,6 +288,8 @@ class MainWindow(QMainWindow):
             self._player.set_device(None if index < 0 else index)
         elif key == "takes/asr_check":
             self._controller.set_asr_check(self._settings.value(key))
+        elif key.startswith("judging/"):
+            self._controller.set_judging(judging_settings(self._settings))
         elif key.startswith("backend/"):
             config = backend_config(self._settings)
             self._controller.set_backend(config)

@@ -142,6 +142,7 @@ class SettingsView(QWidget):
         layout.addWidget(self._backend_section())
         layout.addWidget(self._cache_section())
         layout.addWidget(self._takes_section())
+        layout.addWidget(self._judging_section())
         layout.addWidget(self._other_section())
         layout.addStretch(1)
 
@@ -574,6 +575,47 @@ class SettingsView(QWidget):
                   "Transcribe every take and store how far the words differ from the text",
                   hint="Uses the transcription model below; slower, and a large download "
                        "the first time.")
+        return box
+
+    def _judging_section(self) -> QWidget:
+        box, form = self._section("Judging")
+        self.judgingCheck = QCheckBox("On")
+        self.judgingCheck.setObjectName("judgingCheck")
+        self.judgingCheck.toggled.connect(lambda on: self._write("judging/enabled", on))
+        self._add(form, "judging/enabled", self.judgingCheck,
+                  "After each render, measure every take's voice match, words and sound "
+                  "and rank the takes; off costs no time",
+                  hint="Words are judged when the transcription model below is on this "
+                       "computer.")
+        form.addRow(hint_label("How much each judge counts when takes are ranked:"))
+        tips = {"voice": "How much the voice matching the reference (or the other takes) "
+                         "counts in a take's combined score",
+                "words": "How much the words heard matching the text counts in a take's "
+                         "combined score",
+                "sound": "How much the sound quality (noise, clipping, silence) counts in a "
+                         "take's combined score"}
+        self.weightSpins: dict[str, QSpinBox] = {}
+        for judge, tip in tips.items():
+            spin = QSpinBox()
+            spin.setObjectName(f"{judge}WeightSpin")
+            spin.setRange(0, 100)
+            spin.setSuffix(" %")
+            spin.valueChanged.connect(lambda v, j=judge: self._write(f"judging/weight_{j}", v))
+            self._add(form, f"judging/weight_{judge}", spin, tip)
+            self.weightSpins[judge] = spin
+        self.passSpin = QSpinBox()
+        self.passSpin.setObjectName("passAtSpin")
+        self.passSpin.setRange(0, 100)
+        self.passSpin.setSuffix(" %")
+        self.passSpin.valueChanged.connect(lambda v: self._write("judging/pass_at", v))
+        self._add(form, "judging/pass_at", self.passSpin,
+                  "The combined score a take needs, with no judge saying bad, to pass "
+                  "(Render until one passes stops at the first such take)",
+                  hint="A take passes when its combined score reaches this and no judge "
+                       "says bad.")
+        for spin in (*self.weightSpins.values(), self.passSpin):
+            spin.setFixedWidth(160)
+            spin.setKeyboardTracking(False)  # write when typing ends, not per digit
         return box
 
     def _other_section(self) -> QWidget:

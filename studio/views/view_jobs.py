@@ -51,6 +51,7 @@ class ViewJobs(QObject):
             request = dataclasses.replace(request, stream=True)
         job = self._watch(view, self._controller.render(request))
         job.chunk.connect(lambda chunk: view.on_chunk(job.number, chunk))
+        job.stage.connect(view.on_stage)
         job.done.connect(lambda result: self._finished(view, job, result))
         self._status.show_message("Rendering …")
 
@@ -58,6 +59,7 @@ class ViewJobs(QObject):
         """A script's lines, each kept as a take and listed as it is done."""
         job = self._watch(view, self._controller.render_lines(request))
         job.line.connect(lambda done: self._line_rendered(view, done))
+        job.stage.connect(self._status.show_message)  # judging a line's take
         job.done.connect(lambda result: self._lines_finished(view, job, result))
         if self._stream():
             view.listen(request.keys)
@@ -118,6 +120,8 @@ class ViewJobs(QObject):
         rtf = result.seconds / audio if audio > 0 else 0.0
         text = (f"Rendered {takes} take{'s' if takes != 1 else ''} ({audio:.1f} s of audio) "
                 f"in {result.seconds:.1f} s, {real_time_text(rtf)}.")
+        if result.judging_note:
+            text += " " + result.judging_note
         if result.first_audio_seconds is not None:
             text += f" First audio after {result.first_audio_seconds:.1f} s."
             self._status.set_first_audio(result.first_audio_seconds)

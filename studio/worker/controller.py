@@ -180,6 +180,10 @@ class WorkerController(QObject):
     def set_asr_check(self, enabled: bool) -> None:
         self._ask("set_asr_check", bool(enabled))
 
+    def set_judging(self, settings) -> None:
+        """Settings → Judging (a JudgingSettings), from the next render on."""
+        self._ask("set_judging", settings)
+
     def cancel(self, job: Job | None = None) -> None:
         """Cancel one job, or every queued and running one."""
         for each in list(self._jobs) if job is None else [job]:

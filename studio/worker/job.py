@@ -25,6 +25,7 @@ class Job(QObject):
     progress = Signal(int, int, int, int)  # step, steps, chunk (or line), chunks (or lines)
     chunk = Signal(object)  # studio.engine.stream.StreamChunk: the first take as it decodes
     line = Signal(object)  # LineDone: one line of a script render kept as a take
+    stage = Signal(str)  # what the job does besides decoding: "Judging take 2 of 4 …"
     done = Signal(object)  # the result: RenderResult, LinesResult, a transcript, a voice id
     failed = Signal(str)  # one sentence
     cancelled = Signal()
@@ -52,7 +53,7 @@ class Job(QObject):
     def report(self, signal: str, *args) -> None:
         """The worker's side, from any thread: emit ``signal`` with ``args`` on the
         job's thread."""
-        if signal not in ENDS and signal not in {"progress", "chunk", "line"}:
+        if signal not in ENDS and signal not in {"progress", "chunk", "line", "stage"}:
             raise ValueError(f"a job has no signal {signal!r}")
         self.reported.emit(signal, args)
 

@@ -20,7 +20,6 @@ from studio.service.requests import (
     LinesResult,
     RenderRequest,
     RenderResult,
-    TakeAudio,
 )
 from studio.worker.rendering import lines_lexicon
 from studio.worker.sentences import NOT_LOADED
@@ -193,12 +192,10 @@ class RemoteRendering:
                        if remote_voice.clip else None)
                 if voice is not None:
                     self._edit_voices(lambda library, v=voice.id: library.record_use(v))
-                take_id = self._keep_line(line, render, seconds, sha, warnings,
-                                          self._remote_run(remote, [render], seconds))
+                take = self._keep_line(job, line, render, seconds, sha, warnings, voice,
+                                       self._remote_run(remote, [render], seconds))
                 audio_seconds += render.audio.size / render.sample_rate
-                job.report("line", LineDone(
-                    request.keys[index], TakeAudio(render.audio, render.sample_rate,
-                                                   render.seed, take_id), index, total))
+                job.report("line", LineDone(request.keys[index], take, index, total))
         except Exception as exc:
             self._job_stopped(job, exc)
             return

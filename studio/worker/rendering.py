@@ -11,10 +11,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+import uuid
 
 from studio.errors import UserError
 from studio.service.requests import (
     AccelState,
+    JudgingSettings,
     LineDone,
     LinesRequest,
     LinesResult,
@@ -52,6 +54,9 @@ class LocalRendering:
         from studio.service.voices import synthesis_items
 
         if not self._here(job, request, self._render_remote):
+            return
+        if request.until_pass and len(request.seeds) > 1:
+            self._render_until_pass(job, request)
             return
         warnings: list[str] = []
         started = time.perf_counter()
@@ -106,20 +111,105 @@ class LocalRendering:
 
     def _finish(self, job, request, renders, started, sha, voice, warnings, result,
                 run=None) -> None:
-        """Save a render's takes and send ``finished`` with ``result`` completed."""
+        """Save a render's takes, judge them (Settings → Judging) and send ``done`` with
+        ``result`` completed."""
         seconds = time.perf_counter() - started
         if voice is not None:
             self._edit_voices(lambda library: library.record_use(voice.id))
-        try:
-            batch, ids = self._keep_takes(request, renders, seconds, sha, warnings, run)
-        except Exception:  # the audio still reaches the user, unsaved
-            log.exception("saving the takes of %r failed", job)
-            warnings.append(TAKES_NOT_SAVED)
-            batch, ids = None, [None] * len(renders)
+        batch, ids, heard = self._keep_or_warn(job, request, renders, seconds, sha, warnings,
+                                               run)
+        judged = [None] * len(renders)
+        if self.judging_on(request):
+            judged = self.judge_renders(job, request, renders, ids,
+                                        self.judging_reference(request, voice), heard)
         job.report("done", dataclasses.replace(
             result, seconds=seconds, warnings=tuple(dict.fromkeys(warnings)), batch=batch,
-            takes=tuple(TakeAudio(r.audio, r.sample_rate, r.seed, take_id)
-                        for r, take_id in zip(renders, ids))))
+            takes=tuple(TakeAudio(r.audio, r.sample_rate, r.seed, take_id, judgement)
+                        for r, take_id, judgement in zip(renders, ids, judged))))
+
+    def _keep_or_warn(self, job, request, renders, seconds, sha, warnings, run=None,
+                      batch=None):
+        """(batch, take ids, heard words) of the saved takes; a failed save keeps the
+        audio for the user, unsaved, with a warning."""
+        try:
+            return self._keep_takes(request, renders, seconds, sha, warnings, run, batch)
+        except Exception:
+            log.exception("saving the takes of %r failed", job)
+            warnings.append(TAKES_NOT_SAVED)
+            return None, [None] * len(renders), []
+
+    def _render_until_pass(self, job, request: RenderRequest) -> None:
+        """Render until one passes: the request's seeds one at a time, each take saved and
+        judged before the next, stopping at the first that passes (Settings → Judging's
+        threshold, no judge saying bad); the result carries every take rendered."""
+        from studio.engine.lexicon import load_pronunciations
+        from studio.service.judging import TakeJudgement, pass_note, passes
+        from studio.service.voices import synthesis_items
+
+        warnings: list[str] = []
+        started = time.perf_counter()
+        limit = len(request.seeds)
+        pass_at = (self.judging or JudgingSettings()).pass_at
+        takes: list[TakeAudio] = []
+        results: list[TakeJudgement] = []
+        batch = uuid.uuid4().hex  # the takes of one request sit together in the library
+        first_audio: list[float] = []
+        try:
+            prompt, source, sha, voice = self._voice_prompt(request, warnings)
+            reference = self.judging_reference(request, voice)
+            items = synthesis_items(request.text, request.seeds, language=request.language,
+                                    instruct=request.instruct, prompt=prompt,
+                                    speed=request.speed, duration=request.duration,
+                                    lexicon=load_pronunciations())
+            streaming = request.stream and request.options.chunking == "quick-start"
+            for i, item in enumerate(items):
+                job.report("stage", f"Rendering take {i + 1} of at most {limit} …")
+                take_started = time.perf_counter()
+
+                def on_chunk(chunk) -> None:
+                    if not first_audio:
+                        first_audio.append(time.perf_counter() - started)
+                    job.report("chunk", chunk)
+
+                [render] = self._synthesize(
+                    [item], request.options, warnings, cancel=job.stop,
+                    on_progress=lambda p: job.report("progress", p.step, p.steps, p.chunk,
+                                                     p.chunks),
+                    on_chunk=on_chunk if streaming and i == 0 else None)
+                _batch, ids, heard = self._keep_or_warn(
+                    job, request, [render], time.perf_counter() - take_started, sha,
+                    warnings, batch=batch)
+                [judged] = self.judge_renders(job, request, [render], ids, reference, heard,
+                                              first=i, total=limit)
+                takes.append(TakeAudio(render.audio, render.sample_rate, render.seed, ids[0],
+                                       judged))
+                results.append(TakeJudgement.from_dict(judged) if judged else
+                               TakeJudgement((), None))
+                if passes(results[-1], pass_at):
+                    break
+        except Exception as exc:
+            if not takes:
+                self._job_stopped(job, exc)
+                return
+            # Cancelled or failed after some takes: they are saved; say why it stopped.
+            from studio.engine.decode import Cancelled
+
+            if isinstance(exc, Cancelled):
+                warnings.append(f"Cancelled after take {len(takes)} of at most {limit}; the "
+                                f"takes rendered are kept.")
+            else:
+                log.error("%r stopped", job, exc_info=exc)
+                warnings.append(str(exc) if isinstance(exc, UserError) else INTERNAL_ERROR)
+        if voice is not None:
+            self._edit_voices(lambda library: library.record_use(voice.id))
+        job.report("done", RenderResult(
+            request=request, takes=tuple(takes), seconds=time.perf_counter() - started,
+            prompt_source=source, device=str(self.engine.device),
+            precision=self.engine.precision, accel_requested=self.accel.requested,
+            accel_active=self.accel.active, fallback_reason=self.accel.reason,
+            warnings=tuple(dict.fromkeys(warnings)), batch=batch,
+            first_audio_seconds=first_audio[0] if first_audio else None,
+            judging_note=pass_note(results, pass_at, limit)))
 
     def _voice_prompt(self, request: RenderRequest, warnings: list):
         """(prompt, where it came from, the clip's sha256, the saved voice) of a request."""
@@ -169,13 +259,12 @@ class LocalRendering:
                 if voice is not None:
                     self._edit_voices(lambda library, v=voice.id: library.record_use(v))
                 for i, render in zip(batch, renders):
-                    take_id = self._keep_line(request.lines[i], render,
-                                              time.perf_counter() - batch_started, sha, warnings)
+                    take = self._keep_line(job, request.lines[i], render,
+                                           time.perf_counter() - batch_started, sha, warnings,
+                                           voice)
                     done += 1
                     audio_seconds += render.audio.size / render.sample_rate
-                    job.report("line", LineDone(
-                        request.keys[i], TakeAudio(render.audio, render.sample_rate,
-                                                   render.seed, take_id), done - 1, total))
+                    job.report("line", LineDone(request.keys[i], take, done - 1, total))
         except Exception as exc:
             self._job_stopped(job, exc)
             return
@@ -207,32 +296,36 @@ class LocalRendering:
             log.error("%r failed", job, exc_info=exc)
             job.report("failed", INTERNAL_ERROR)
 
-    def _keep_line(self, request, render, seconds, sha, warnings, run=None) -> str | None:
-        try:
-            _batch, ids = self._keep_takes(request, [render], seconds, sha, warnings, run)
-        except Exception:  # the line's audio still reaches the view, unsaved
-            log.exception("saving a line's take failed")
-            warnings.append(TAKES_NOT_SAVED)
-            return None
-        return ids[0]
+    def _keep_line(self, job, request, render, seconds, sha, warnings, voice,
+                   run=None) -> TakeAudio:
+        """A script line's take saved and judged (alone: against the reference clip)."""
+        _batch, ids, heard = self._keep_or_warn(job, request, [render], seconds, sha,
+                                                warnings, run)
+        judged = [None]
+        if self.judging_on(request):
+            judged = self.judge_renders(job, request, [render], ids,
+                                        self.judging_reference(request, voice), heard)
+        return TakeAudio(render.audio, render.sample_rate, render.seed, ids[0], judged[0])
 
-    def _keep_takes(self, request, renders, seconds, sha, warnings,
-                    run=None) -> tuple[str, list]:
+    def _keep_takes(self, request, renders, seconds, sha, warnings, run=None,
+                    batch=None) -> tuple[str, list, list]:
         """Save the takes (and their ASR check) before ``finished``; never fails the render.
-        ``run``: how they were rendered (None: by this worker's engine)."""
+        ``run``: how they were rendered (None: by this worker's engine); returns the
+        batch, the take ids and the words the ASR check heard (kept while judging)."""
         if run is None:
             audio_seconds = sum(r.audio.shape[-1] / r.sample_rate for r in renders)
             run = take_run(self._request.source, str(self.engine.device),
                            self.engine.precision, self.accel, seconds,
                            audio_seconds)
-        cers = [None] * len(renders)
+        cers, heard = [None] * len(renders), []
         if self.asr_check:
-            prompts = self.prompts
-            transcribe = (prompts.transcribe_audio
-                          if prompts is not None and prompts.transcriber_factory else None)
+            from studio.engine.languages import resolve_language
+
+            transcribe = self.asr_transcriber(request, resolve_language(request.language)[0],
+                                              heard)
             cers = self.keeper.check_asr(request.text, renders, transcribe, warnings.append)
-        batch, ids = self.keeper.save(request, renders, run, sha, cers, warnings.append)
-        if any(ids):
+        batch, ids = self.keeper.save(request, renders, run, sha, cers, warnings.append, batch)
+        if any(ids) and not self.judging_on(request):  # else once judged (judge_renders)
             self.takes_changed.emit()
-        return batch, ids
+        return batch, ids, heard
 

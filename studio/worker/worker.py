@@ -8,8 +8,8 @@ controller), so they run one at a time in order; cancellation is a job's
 "cancel" call would wait behind the busy job.
 
 This file holds the model's life (load, put off, acceleration, release) and the
-signals; the renders (``rendering``, ``remote_rendering``) and the library writes
-(``library_edits``) are mixins in files of their own. A job's own progress and end
+signals; the renders (``rendering``, ``remote_rendering``), the take judging
+(``judging``) and the library writes (``library_edits``) are mixins in files of their own. A job's own progress and end
 go to its ``Job`` (``studio.worker.job``), not through these signals.
 """
 
@@ -23,6 +23,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from studio.errors import ModelNotDownloaded, UserError
 from studio.service.requests import AccelState, LoadRequest, ModelInfo
 from studio.service.takes import TakeKeeper
+from studio.worker.judging import TakeJudging
 from studio.worker.library_edits import LibraryEdits
 from studio.worker.remote_rendering import RemoteRendering
 from studio.worker.rendering import LocalRendering, accel_state
@@ -31,7 +32,7 @@ from studio.worker.sentences import INTERNAL_ERROR, NOT_A_MODEL_FOLDER
 log = logging.getLogger(__name__)
 
 
-class InferenceWorker(LocalRendering, RemoteRendering, LibraryEdits, QObject):
+class InferenceWorker(LocalRendering, RemoteRendering, LibraryEdits, TakeJudging, QObject):
     model_loading = Signal(str)  # a stage, for the status bar
     model_loaded = Signal(object)  # ModelInfo
     model_failed = Signal(str)
@@ -63,6 +64,8 @@ class InferenceWorker(LocalRendering, RemoteRendering, LibraryEdits, QObject):
         self.keeper = TakeKeeper(data_dir)  # the take library's one writer, opened lazily
         self._voices = None  # the saved voices' one writer (VoiceLibrary), opened lazily
         self.asr_check = False
+        self.judging = None  # Settings → Judging (JudgingSettings), with each load
+        self._judges = None  # the take judges (service.judging.Judges), made when first used
         self._purged = False  # deleted takes of earlier sessions go once, at the first load
         self._remote = None  # RemoteRenderer while Settings → Backend is Remote
         self._remote_problem: str | None = None  # why the Remote settings cannot be used
@@ -130,6 +133,7 @@ class InferenceWorker(LocalRendering, RemoteRendering, LibraryEdits, QObject):
     def _begin(self, request: LoadRequest) -> None:
         """What a load request sets besides the model; it applies even when no model loads."""
         self.asr_check = request.asr_check
+        self.set_judging(request.judging)
         self.keeper.asr_problem = None  # a new ASR model setting gets a fresh try
         self._prune_on_start(request.retention_days)
 
@@ -258,6 +262,7 @@ class InferenceWorker(LocalRendering, RemoteRendering, LibraryEdits, QObject):
         say ``released`` (the controller ends the thread's event loop on it)."""
         try:
             self._drop_model()
+            self._judges = None  # its models go with the session
             self.keeper.close()
             if self._voices is not None:
                 self._voices.close()

@@ -172,6 +172,9 @@ class FakeController(QObject):
     def set_asr_check(self, enabled: bool) -> None:
         self.calls.append(("set_asr_check", enabled))
 
+    def set_judging(self, settings) -> None:
+        self.calls.append(("set_judging", settings))
+
     def named(self, name: str) -> list[tuple]:
         return [c for c in self.calls if c[0] == name]
 

@@ -41,8 +41,8 @@ def test_defaults_make_a_standard_request(form):
     form.set_text("Hello there.")
     fields = form.request_fields()
     assert set(fields) == {"text", "language", "options", "speed", "duration", "seeds",
-                           "preprocess"}
-    assert fields["text"] == "Hello there."
+                           "preprocess", "until_pass"}
+    assert fields["text"] == "Hello there." and fields["until_pass"] is False
     assert fields["language"] is None
     decode = fields["options"].decode
     assert (decode.num_step, decode.guidance_scale, decode.t_shift) == (16, 2.0, 0.1)

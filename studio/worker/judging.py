@@ -1,0 +1,118 @@
+"""The worker's take judging: one ``Judges`` (loaded on this thread at the first take it
+judges), each render's takes judged after they are saved and before the job's ``done``,
+the judgement stored with its take.
+
+A mixin of ``InferenceWorker``; every method runs on the worker thread. The judging
+itself is studio.service.judging's (the same call ``synth --takes`` makes).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from studio.judges.words import HeardWord
+from studio.service.requests import JudgingSettings
+
+log = logging.getLogger(__name__)
+
+
+class TakeJudging:
+    judging: JudgingSettings | None  # Settings → Judging; None: never judge
+
+    def set_judging(self, settings: JudgingSettings | None) -> None:
+        """Settings → Judging changed: applies from the next render (weights at once)."""
+        self.judging = settings
+        if self._judges is not None and settings is not None:
+            self._judges.weights = dict(settings.weights)
+
+    def judging_on(self, request=None) -> bool:
+        """Whether this render's takes are judged: Settings says so, or the request
+        renders until one passes (which needs the verdicts)."""
+        asked = request is not None and getattr(request, "until_pass", False)
+        return asked or (self.judging is not None and self.judging.enabled)
+
+    def judges(self):
+        """The one Judges, made here on first use; the recogniser is the worker's own
+        Whisper (the one the ASR check and transcriptions use), when it is on disk."""
+        from studio.service.judging import Judges
+
+        settings = self.judging or JudgingSettings()
+        if self._judges is None:
+            self._judges = Judges(weights=dict(settings.weights))
+        self._judges.recognise = self._recogniser()
+        return self._judges
+
+    def _recogniser(self):
+        prompts = self.prompts
+        if prompts is None or prompts.transcriber_factory is None:
+            return None
+        from studio.engine.asr import asr_source
+
+        model = self._request.asr_model if self._request is not None else None
+        if model and asr_source(model) is None:  # judging never starts a download
+            return None
+
+        def recognise(audio, rate, language):
+            return [HeardWord(*w) for w in prompts.transcribe_words(audio, rate, language)]
+
+        return recognise
+
+    def asr_transcriber(self, request, language: str | None, heard: list):
+        """The ASR check's transcriber; while judging, it keeps each take's words with
+        their times in ``heard`` (in take order) for the words judge to reuse."""
+        prompts = self.prompts
+        if prompts is None or not prompts.transcriber_factory:
+            return None
+        if not self.judging_on(request):
+            return prompts.transcribe_audio
+
+        def transcribe(audio, rate) -> str:
+            words = [HeardWord(*w) for w in prompts.transcribe_words(audio, rate, language)]
+            heard.append(words)
+            return " ".join(w.text for w in words)
+
+        return transcribe
+
+    def judge_renders(self, job, request, renders, ids, reference, heard=None,
+                      first: int = 0, total: int | None = None) -> list[dict | None]:
+        """Each rendering's judgement as a dict (stored with its saved take), judged
+        together as siblings; reported as "Judging take i of N". A failing judge is
+        "not judged" in the judgement; nothing here fails the render. The take list
+        hears of the saved takes here (``takes_changed``), once they are judged."""
+        from studio.service.judging import judge_request, store
+
+        total = total or len(renders)
+
+        def on_take(i: int, _n: int) -> None:
+            job.report("stage", f"Judging take {first + i + 1} of {total} …")
+
+        on_take(0, len(renders))
+        try:
+            results = judge_request(self.judges(), [(r.audio, r.sample_rate) for r in renders],
+                                    request.text, request.language, reference, heard,
+                                    on_take=on_take)
+        except Exception:  # a bug outside the judges (they are guarded one by one)
+            log.exception("judging the takes of %r failed", job)
+            results = None
+        for take_id, result in zip(ids, results or ()):
+            if take_id is None:
+                continue
+            try:
+                store(self.keeper.library(), take_id, result)
+            except Exception:  # the judgement still reaches the window with the take
+                log.exception("storing the judgement of take %s failed", take_id)
+        if any(ids):  # the takes are listed once, with their judgements
+            self.takes_changed.emit()
+        if results is None:
+            return [None] * len(renders)
+        return [r.to_dict() for r in results]
+
+    def judging_reference(self, request, voice):
+        """The clip a take's voice is compared with: the saved voice's, or the clone's."""
+        if voice is not None:
+            try:
+                return self.voice_library().clip_path(voice.id)
+            except Exception:
+                log.exception("the saved voice's clip cannot be found for judging")
+                return None
+        return request.reference
