@@ -37,8 +37,8 @@ from studio.errors import UserError
 from studio.library.session_takes import is_unsaved
 from studio.sound.loudness import gain_db, match_gains
 from studio.views.ab_judgements import ABJudgements
-from studio.views.take_judgements import judgement_of
 from studio.views.take_detail import clock
+from studio.views.take_judgements import judgement_of
 from studio.views.takes_model import excerpt
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.waveform import WaveformView
