@@ -12,7 +12,7 @@ from html import escape
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QFrame, QTextBrowser, QWidget
+from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
 from studio.judges.scores import NOT_JUDGED
 from studio.service.judging import TakeJudgement
@@ -32,6 +32,7 @@ from studio.views.take_judgements import (
 from studio.views.widgets.collapsible import CollapsibleSection
 
 BODY_LINES = 10  # three judges, the asked text (scrolls when longer) and the changes
+MIN_LINES = 3
 NOT_JUDGED_BODY = ("This take was not judged: it was rendered before judging was on, or "
                    "with judging off in Settings.")
 
@@ -41,8 +42,9 @@ def _play_link(seconds: float, text: str) -> str:
 
 
 def judgement_html(judged: TakeJudgement, text: str, dark: bool = False) -> str:
-    """The body: a line per judge, then the words as asked with the changes marked."""
-    parts = []
+    """The body: a line per judge and the words as asked with the changes marked -- the
+    words first when some changed (what went wrong leads in a short window)."""
+    lines = []
     for key, name in JUDGES:  # paragraphs, not a table: the narrow panel wraps them well
         judge = verdict_of(judged, key)
         color = verdict_color(judge.verdict, dark)
@@ -51,19 +53,20 @@ def judgement_html(judged: TakeJudgement, text: str, dark: bool = False) -> str:
         switch = judge.details.get("switch_at_s")
         if isinstance(switch, (int, float)):
             line += " " + _play_link(float(switch), f"Listen at {switch:.1f} s")
-        parts.append(f'<p style="margin:0 0 3px 0"><b style="color:{color}">'
+        lines.append(f'<p style="margin:0 0 3px 0"><b style="color:{color}">'
                      f'{MARKS.get(judge.verdict, "?")} {name}</b> <span style="color:{color}">'
                      f'({escape(VERDICT_WORDS.get(judge.verdict, ""))}{score})</span> {line}</p>')
-    changes = [c for c in verdict_of(judged, "words").details.get("changes", ())
-               if isinstance(c, dict)]
-    if verdict_of(judged, "words").verdict != NOT_JUDGED:
-        parts.append(f'<p style="margin:4px 0 3px 0"><b>Asked:</b> '
+    words = verdict_of(judged, "words")
+    changes = [c for c in words.details.get("changes", ()) if isinstance(c, dict)]
+    asked = []
+    if words.verdict != NOT_JUDGED:
+        asked.append(f'<p style="margin:0 0 3px 0"><b>Asked:</b> '
                      f"{marked_words(text, changes, dark)}</p>")
     if changes:
         listed = [_play_link(change_time(c), change_text(c)) if change_time(c) is not None
                   else escape(change_text(c)) for c in changes]
-        parts.append(f'<p style="margin:0">{" · ".join(listed)}</p>')
-    return "".join(parts)
+        asked.append(f'<p style="margin:0 0 6px 0">{" · ".join(listed)}</p>')
+    return "".join(asked + lines if changes else lines + asked)
 
 
 class JudgementPane(CollapsibleSection):
@@ -78,7 +81,12 @@ class JudgementPane(CollapsibleSection):
         browser.setOpenLinks(False)  # a link plays the take; it is not a page
         browser.setFrameShape(QFrame.Shape.NoFrame)
         browser.document().setDocumentMargin(2)
-        browser.setFixedHeight(browser.fontMetrics().lineSpacing() * BODY_LINES + 8)
+        # Up to BODY_LINES tall, down to MIN_LINES when the window is short (1024x640):
+        # the body scrolls rather than pushing the window past the screen.
+        line = browser.fontMetrics().lineSpacing()
+        browser.setMinimumHeight(line * MIN_LINES + 8)
+        browser.setMaximumHeight(line * BODY_LINES + 8)
+        browser.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
         super().__init__("Judgements", browser, expanded=False, parent=parent)
         self.browser = browser
         self.setObjectName("judgementsSection")
