@@ -240,3 +240,29 @@ def test_sort_by_best_score_ranks_every_take(batch, writer, make_panel):
     assert scores == sorted(scores, reverse=True) and ranked[-1].id == old.id
     assert panel.current_take().id == takes[1].id, "sorting keeps the selection"
     assert panel.sortCombo.currentText() == "Best score first"
+
+
+def test_the_window_with_judgements_open_still_fits_a_1024x640_screen(qtbot, tmp_path):
+    """Seen on Xvfb: the open Judgements section pushed the window past a 640 px screen."""
+    from studio_fakes import CPU_ONLY, FakeController, FakePlayer, make_settings
+
+    from studio.library.takes import TakeLibrary
+    from studio.views.main_window import MainWindow
+
+    with TakeLibrary() as library:  # the data folder's, which the window reads
+        for seed in (1, 2):
+            add_judged(library, ASKED, seed, "two", heard="the quick fox jumps over a dog")
+    window = MainWindow(make_settings(tmp_path / "settings.ini"), FakeController(),
+                        FakePlayer(), audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
+    qtbot.addWidget(window)
+    window.resize(1024, 640)
+    window.show()
+    qtbot.waitExposed(window)
+    panel = window.takesPanel
+    panel.detail.judgementsSection.set_expanded(True)
+    qtbot.wait(20)  # the layout settles
+    assert window.minimumSizeHint().height() <= 640
+    assert window.height() <= 640
+    assert panel.detail.judgementsSection.browser.height() >= \
+        3 * panel.detail.judgementsSection.browser.fontMetrics().lineSpacing()
+    assert panel.list.height() >= panel.list.visualRect(panel.model.index(0)).height()
