@@ -266,3 +266,33 @@ def test_the_window_with_judgements_open_still_fits_a_1024x640_screen(qtbot, tmp
     assert panel.detail.judgementsSection.browser.height() >= \
         3 * panel.detail.judgementsSection.browser.fontMetrics().lineSpacing()
     assert panel.list.height() >= panel.list.visualRect(panel.model.index(0)).height()
+
+
+def test_a_streamed_first_take_keeps_its_playback_when_a_later_take_is_best(qtbot, tmp_path):
+    """The chunks played as the render ran are the first take's: the playback is handed to
+    that take, not to the best one the list selects."""
+    from studio_fakes import CPU_ONLY, FakeController, FakePlayer, make_settings
+
+    from studio.library.takes import TakeLibrary
+    from studio.views.main_window import MainWindow
+
+    with TakeLibrary() as writer:
+        window = MainWindow(make_settings(tmp_path / "settings.ini"), FakeController(writer),
+                            FakePlayer(), audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
+        qtbot.addWidget(window)
+        handed = []
+        window.designView.on_finished = handed.append
+        window.show_view("design")
+        window.designView.form.set_text(ASKED)
+        window.designView.form.generateButton.click()
+        job = window._controller.named("render")[-1][1]
+        result = save_result(writer, make_result(ASKED, "design", seeds=(1, 2)), batch="two")
+        takes = []
+        for audio, similarity in zip(result.takes, (0.7, 0.95)):
+            stored = judgement(ASKED, similarity=similarity)
+            writer.set_judgements(audio.take_id, stored)
+            takes.append(type(audio)(**{**audio.__dict__, "judgement": stored}))
+        job.report("done", type(result)(**{**result.__dict__, "takes": tuple(takes)}))
+        first, best = (t.take_id for t in takes)
+        assert window.takesPanel.current_take().id == best
+        assert handed == [("take", first)]
