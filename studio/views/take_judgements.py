@@ -42,11 +42,6 @@ def judgement_of(take) -> TakeJudgement | None:
     return parse(getattr(take, "judgements", None))
 
 
-def combined_of(take) -> float | None:
-    judged = judgement_of(take)
-    return judged.combined if judged is not None else None
-
-
 def score_text(value: float | None) -> str:
     """A score in [0, 1] as a person reads it: "82" (of 100); "–" when none."""
     return "–" if value is None else f"{round(100 * value):d}"
@@ -92,9 +87,17 @@ def best_index(judgements: Sequence[dict | None]) -> int | None:
     return best if parsed[best].combined is not None else None
 
 
+def stored_score(take) -> float | None:
+    """The take's combined score read straight from its stored dict: ranking a long list
+    needs no more than this (the whole judgement is parsed only for the rows shown)."""
+    data = getattr(take, "judgements", None)
+    score = data.get("combined") if isinstance(data, dict) else None
+    return float(score) if isinstance(score, (int, float)) else None
+
+
 def rank_key(take) -> tuple:
     """Sorts best first: the highest combined score, unjudged takes after all judged ones."""
-    score = combined_of(take)
+    score = stored_score(take)
     return (score is None, -(score or 0.0))
 
 

@@ -258,7 +258,7 @@ class TakesModel(QAbstractListModel):
         numbers = self._number(library, takes)
         self.beginResetModel()
         self._rows = arrange(takes, numbers, self._order)
-        self.any_judged = any(judgement_of(t) is not None for t in takes)
+        self.any_judged = any(isinstance(getattr(t, "judgements", None), dict) for t in takes)
         self.endResetModel()
 
     def set_order(self, order: str) -> None:
