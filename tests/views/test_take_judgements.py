@@ -296,3 +296,19 @@ def test_a_streamed_first_take_keeps_its_playback_when_a_later_take_is_best(qtbo
         first, best = (t.take_id for t in takes)
         assert window.takesPanel.current_take().id == best
         assert handed == [("take", first)]
+
+
+def test_takes_the_library_could_not_save_keep_their_judgements(qtbot, player):
+    from studio_fakes import FakeController
+
+    from studio.library.session_takes import is_unsaved
+
+    panel = TakesPanel(player, controller=FakeController(), audio_status=PLAYABLE)
+    qtbot.addWidget(panel)
+    result = make_result(ASKED, "design", seeds=(5, 6))
+    stored = [judgement(ASKED, similarity=0.7), judgement(ASKED, similarity=0.95)]
+    takes = tuple(type(t)(**{**t.__dict__, "judgement": j}) for t, j in zip(result.takes, stored))
+    ids = panel.show_result(type(result)(**{**result.__dict__, "takes": takes}))
+    best = panel.current_take()
+    assert is_unsaved(best.id) and best.id == ids[1] == panel.model.take(0).id
+    assert panel.model.index(0).data(TakesModel.JudgementRole).combined == stored[1]["combined"]
