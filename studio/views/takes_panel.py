@@ -380,9 +380,9 @@ class TakesPanel(QWidget):
 
     def show_result(self, result) -> list[str]:
         """After a render: reload and select its takes (they sit together, newest first),
-        the best judged one current (ready for Space). Takes the library could not save
-        are held for the session, badged "Not saved". Returns the takes' ids in the
-        result's order."""
+        or, when they were judged, the best alone (the batch lists best first). Takes the
+        library could not save are held for the session, badged "Not saved". Returns the
+        takes' ids in the result's order."""
         ids = []
         for index, audio in enumerate(result.takes):
             if audio.take_id is None:
@@ -393,10 +393,12 @@ class TakesPanel(QWidget):
             else:
                 ids.append(audio.take_id)
         self.refresh()
-        if ids:
-            best = best_index([audio.judgement for audio in result.takes])
-            self.select_ids(ids, current=ids[best if best is not None else 0])
-            self.list.scrollTo(self.list.currentIndex())
+        best = best_index([audio.judgement for audio in result.takes])
+        if best is not None:  # judged: the best alone, listed first, ready for Space
+            self.select_ids([ids[best]])
+        elif ids:
+            self.select_ids(ids, current=ids[0])
+        self.list.scrollTo(self.list.currentIndex())
         return ids
 
     # ------------------------------------------------------------------ selection

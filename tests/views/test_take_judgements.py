@@ -206,7 +206,7 @@ def test_a_judged_batch_arrives_best_first_with_the_best_current(qtbot, writer, 
     listed = [panel.model.take(r).id for r in range(4)]
     assert listed == [ids[i] for i in sorted(range(4), key=lambda i: -scores[i])]
     assert panel.current_take().id == ids[best] and listed[0] == ids[best]
-    assert {t.id for t in panel.selected_takes()} == set(ids), "the batch stays selected"
+    assert [t.id for t in panel.selected_takes()] == [ids[best]], "the best alone"
     assert panel.model.index(0).data(TakesModel.BatchRole)[2:] == (True, False)
     assert panel.model.index(3).data(TakesModel.BatchRole)[2:] == (False, True)
 
@@ -223,6 +223,7 @@ def test_an_unjudged_batch_arrives_in_render_order_with_the_first_current(writer
     ids = panel.show_result(result)
     assert [panel.model.take(r).id for r in range(3)] == ids
     assert panel.current_take().id == ids[0]
+    assert [t.id for t in panel.selected_takes()] == ids, "the batch, as before judging"
     assert panel.model.index(0).data(TakesModel.MetaRole).startswith("1/3")
 
 
