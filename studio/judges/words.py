@@ -34,6 +34,7 @@ class WordChange:
     heard: str  # the heard word ("" for a dropped word)
     start: float | None = None  # where in the take, when known
     end: float | None = None
+    before: int | None = None  # an added word: the asked word it came before (len: at the end)
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,15 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _TAG = re.compile(r"\[[^\[\]]*\]")
 
 
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """Where each word of :func:`words_of` sits in ``text`` (start, end), so a view can mark
+    the asked text itself. Tags are blanked to their own length: the offsets stay true."""
+    blanked = _TAG.sub(lambda m: " " * len(m.group()), text)
+    return [m.span() for m in _WORD.finditer(blanked)]
+
+
 def words_of(text: str) -> list[str]:
-    return _WORD.findall(_TAG.sub(" ", text))
+    return [text[a:b] for a, b in word_spans(text)]
 
 
 def word_diff(asked: str, heard: Sequence[HeardWord] | str) -> WordDiff:
@@ -83,7 +91,7 @@ def word_diff(asked: str, heard: Sequence[HeardWord] | str) -> WordDiff:
             changes.append(WordChange("dropped", i, asked_words[i], "", before, after))
         for j in range(b0 + pairs, b1):
             h = heard[j]
-            changes.append(WordChange("added", None, "", h.text, h.start, h.end))
+            changes.append(WordChange("added", None, "", h.text, h.start, h.end, a1))
     return WordDiff(tuple(asked_words), tuple(changes))
 
 

@@ -36,7 +36,9 @@ from PySide6.QtWidgets import (
 from studio.errors import UserError
 from studio.library.session_takes import is_unsaved
 from studio.sound.loudness import gain_db, match_gains
+from studio.views.ab_judgements import ABJudgements
 from studio.views.take_detail import clock
+from studio.views.take_judgements import judgement_of
 from studio.views.takes_model import excerpt
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.waveform import WaveformView
@@ -145,6 +147,8 @@ class ABView(QWidget):
             column.addWidget(label)
             sides.addLayout(column, 1)
 
+        self.judgements = ABJudgements()  # hidden when neither take is judged
+
         self.waveform = WaveformView()
         self.waveform.setObjectName("abWaveform")
         self.waveform.setAccessibleName("Waveform of the take playing")
@@ -192,6 +196,7 @@ class ABView(QWidget):
         layout.addWidget(subtitle)
         layout.addSpacing(4)
         layout.addLayout(sides)
+        layout.addWidget(self.judgements)
         layout.addWidget(self.waveform)
         layout.addLayout(transport)
         layout.addSpacing(4)
@@ -367,6 +372,8 @@ class ABView(QWidget):
                 label.setText("hidden until you pick\n ")
             self.pickButtons[side].setText(f"{names[side]} is better")
             self.pickButtons[side].setEnabled(self._winner is None)
+        self.judgements.show_judgements(
+            (judgement_of(self.take_on(0)), judgement_of(self.take_on(1))), names, show)
         self.againButton.setVisible(self._blind)
         self.againButton.setEnabled(self._winner is not None)
         a, b = self._takes

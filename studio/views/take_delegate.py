@@ -1,7 +1,10 @@
 """TakeDelegate: two compact lines per take (name with star and time; a mode pill, who
 speaks or the text, details and suspect badges), a star that toggles on click, a play
 marker, and a stripe that ties the takes of one batch together. Compact, so a laptop's
-768 px show five or more takes, not three."""
+768 px show five or more takes, not three.
+
+Once any listed take is judged, every row gets a third line: the combined score and a
+badge per judge (a mark and a name, coloured by verdict), or a quiet "Not judged"."""
 
 from __future__ import annotations
 
@@ -17,6 +20,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.judges.scores import NOT_JUDGED
+from studio.views.take_judgements import (
+    JUDGES,
+    SCORE_TIP,
+    badge_text,
+    judge_line,
+    score_text,
+    tooltip_lines,
+    verdict_color,
+    verdict_of,
+)
 from studio.views.takes_model import TakesModel, mode_label, suspect_label, suspect_tip
 
 MODE_COLORS = {"clone": QColor("#2e6da4"), "design": QColor("#7b4fb8"),
@@ -24,6 +38,7 @@ MODE_COLORS = {"clone": QColor("#2e6da4"), "design": QColor("#7b4fb8"),
 STAR_COLOR = QColor("#e0a100")
 BADGE_COLORS = (QColor("#b45309"), QColor("#f59e0b"))  # (on light, on dark)
 STAR_ON, STAR_OFF = "★", "☆"
+NOT_JUDGED_TEXT = "Not judged"
 
 
 def _small(font: QFont) -> QFont:
@@ -49,7 +64,10 @@ class TakeDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         metrics = QFontMetrics(option.font)
         small = QFontMetrics(_small(option.font))
-        return QSize(220, self.PAD * 2 + metrics.height() + small.height() + 2 + 4)
+        height = self.PAD * 2 + metrics.height() + small.height() + 2 + 4
+        if getattr(index.model(), "any_judged", False):  # (the same for every row: uniform)
+            height += small.height() + 2 + 4
+        return QSize(220, height)
 
     def _content(self, rect: QRect) -> QRect:
         return rect.adjusted(self.PAD + self.STRIPE + 2, self.PAD, -self.PAD, -self.PAD)
@@ -80,6 +98,31 @@ class TakeDelegate(QStyledItemDelegate):
             out.append((QRect(right - width + 1, top, width, small.height() + 2), code))
             right -= width + 4
         return list(reversed(out))
+
+    def _judged_rects(self, option: QStyleOptionViewItem, index: QModelIndex
+                      ) -> list[tuple[QRect, str, str]]:
+        """The third line's boxes, left to right: (rect, text, what) where what is "score"
+        or a judge's key; none when the row has no third line or the take is unjudged."""
+        judged = index.data(TakesModel.JudgementRole)
+        if judged is None or not getattr(index.model(), "any_judged", False):
+            return []
+        line = self._name_line(option)
+        small = QFontMetrics(_small(option.font))
+        bold = QFontMetrics(_bold(_small(option.font)))
+        top = line.bottom() + 4 + small.height() + 2 + 4
+        height = small.height() + 2
+        badges = [(badge_text(verdict_of(judged, key)), key) for key, _name in JUDGES]
+        widths = [small.horizontalAdvance(text) + 10 for text, _key in badges]
+        score = f"Score {score_text(judged.combined)}"
+        if bold.horizontalAdvance(score) + 8 + sum(w + 4 for w in widths) > line.width():
+            score = score_text(judged.combined)  # a narrow list: the number alone
+        out = [(QRect(line.left(), top, bold.horizontalAdvance(score) + 4, height), score,
+                "score")]
+        left = out[0][0].right() + 8
+        for (text, key), width in zip(badges, widths):
+            out.append((QRect(left, top, width, height), text, key))
+            left += width + 4
+        return out
 
     # ------------------------------------------------------------------ painting
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
@@ -180,7 +223,41 @@ class TakeDelegate(QStyledItemDelegate):
         painter.drawText(details, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                          smetrics.elidedText(words, Qt.TextElideMode.ElideRight,
                                              details.width()))
+        if getattr(index.model(), "any_judged", False):
+            self._paint_judged(painter, option, index, main if selected else None, dim, dark)
         painter.restore()
+
+    def _paint_judged(self, painter: QPainter, option: QStyleOptionViewItem,
+                      index: QModelIndex, selected: QColor | None, dim: QColor,
+                      dark: bool) -> None:
+        """Line 3: the score and the judges' badges, or a quiet "Not judged"."""
+        small = _small(option.font)
+        boxes = self._judged_rects(option, index)
+        if not boxes:
+            line = self._name_line(option)
+            top = line.bottom() + 4 + QFontMetrics(small).height() + 2 + 4
+            painter.setFont(small)
+            painter.setPen(dim)
+            painter.drawText(QRect(line.left(), top, line.width(), QFontMetrics(small).height() + 2),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             NOT_JUDGED_TEXT)
+            return
+        judged = index.data(TakesModel.JudgementRole)
+        (score_box, score, _what), badges = boxes[0], boxes[1:]
+        painter.setFont(_bold(small))
+        painter.setPen(selected or option.palette.color(QPalette.ColorRole.Text))
+        painter.drawText(score_box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         score)
+        painter.setFont(small)
+        for box, text, key in badges:
+            verdict = verdict_of(judged, key).verdict
+            quiet = verdict == NOT_JUDGED
+            color = selected or (dim if quiet else QColor(verdict_color(verdict, dark)))
+            painter.setPen(color)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            if not quiet:  # "not judged" has no frame: it should not catch the eye
+                painter.drawRoundedRect(box.adjusted(0, 0, -1, -1), 3, 3)
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
 
     # ------------------------------------------------------------------ input
     def editorEvent(self, event, model, option, index) -> bool:
@@ -203,6 +280,13 @@ class TakeDelegate(QStyledItemDelegate):
             for box, code in self._badge_rects(option, take.suspects):
                 if box.contains(event.pos()):
                     QToolTip.showText(event.globalPos(), suspect_tip(code), view, box)
+                    return True
+            judged = index.data(TakesModel.JudgementRole)
+            for box, _text, what in self._judged_rects(option, index):
+                if box.contains(event.pos()):
+                    tip = ("\n".join([SCORE_TIP, ""] + tooltip_lines(judged)[1:])
+                           if what == "score" else judge_line(verdict_of(judged, what)))
+                    QToolTip.showText(event.globalPos(), tip, view, box)
                     return True
             if self._star_rect(option, index).contains(event.pos()):
                 QToolTip.showText(event.globalPos(),

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.library.session_takes import is_unsaved
+from studio.views.judgement_pane import JudgementPane
 from studio.views.take_delegate import STAR_OFF, STAR_ON
 from studio.views.takes_model import (
     Row,
@@ -51,6 +52,7 @@ class TakeDetail(QFrame):
 
     play_clicked = Signal()
     seek_requested = Signal(float)  # seconds, from a click on the waveform
+    play_from_requested = Signal(float)  # seconds: play the take from there (a word change)
     star_clicked = Signal()
     rename_clicked = Signal()
     notes_committed = Signal(str, str)  # take id, the notes as typed (stripped)
@@ -105,6 +107,8 @@ class TakeDetail(QFrame):
         self.infoLabel.setAccessibleName("How the take was made")
         self.suspectLabel = MessageLabel()
         self.suspectLabel.setObjectName("takeSuspects")
+        self.judgementsSection = JudgementPane()
+        self.judgementsSection.hide()  # until a listed take is judged
 
         self.notesEdit = QPlainTextEdit()
         self.notesEdit.setObjectName("takeNotes")
@@ -175,6 +179,7 @@ class TakeDetail(QFrame):
         column.addWidget(self.waveform)
         column.addLayout(transport)
         column.addWidget(self._details())
+        column.addWidget(self.judgementsSection)
         column.addWidget(self.notesEdit)
         column.addLayout(grid)
 
@@ -204,6 +209,7 @@ class TakeDetail(QFrame):
 
     def _connect(self) -> None:
         self.waveform.seek_requested.connect(self.seek_requested)
+        self.judgementsSection.play_from.connect(self.play_from_requested)
         self.playButton.clicked.connect(lambda _checked=False: self.play_clicked.emit())
         self.starButton.clicked.connect(lambda _checked=False: self.star_clicked.emit())
         self.renameButton.clicked.connect(lambda _checked=False: self.rename_clicked.emit())
@@ -219,14 +225,20 @@ class TakeDetail(QFrame):
         self.deleteButton.clicked.connect(lambda _checked=False: self.delete_clicked.emit())
 
     # ------------------------------------------------------------------ showing
-    def show_take(self, row: Row | None, count: int, writable: bool) -> None:
-        """Show the current take (``row``) of ``count`` selected; ``writable``: edits allowed.
+    def show_take(self, row: Row | None, count: int, writable: bool,
+                  judging: bool = False) -> None:
+        """Show the current take (``row``) of ``count`` selected; ``writable``: edits allowed;
+        ``judging``: some listed take is judged, so the Judgements section shows (for
+        every take, so the details keep their height).
 
         The notes are left alone while the user types in them for this same take, so a
         reload does not move the cursor or drop unsent keys.
         """
         take = row.take if row else None
         self.setEnabled(take is not None)
+        self.judgementsSection.setVisible(judging and take is not None)
+        if judging and take is not None:
+            self.judgementsSection.show_judgement(row.judged, take.settings.text)
         if take is None:
             self.nameLabel.setText("No take selected")
             self.waveform.set_audio(None)

@@ -6,13 +6,15 @@ at once as an optimistic patch, which the next :meth:`TakesModel.reload` (after
 the worker's ``takes_changed``) replaces with the library's truth.
 
 Rows are newest batch first; the takes of one Generate click stay together, in
-the order they were rendered, so "take 2/3" sits between 1 and 3.
+the order they were rendered, so "take 2/3" sits between 1 and 3 -- unless they were
+judged: then best first. Sorted by score, every take is ranked on its own.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import functools
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,13 +24,16 @@ from PySide6.QtCore import QAbstractListModel, QMimeData, QModelIndex, QObject, 
 
 from studio.library import suspect
 from studio.library.session_takes import UNSAVED
+from studio.views.take_judgements import judgement_of, rank_key, tooltip_lines
 from studio.views.words import shown_name
 
 if TYPE_CHECKING:
     from studio.library.take_record import Take
+    from studio.service.judging import TakeJudgement
 
 EXCERPT_CHARS = 90
 TITLE_CHARS = 48
+NEWEST, BEST = "newest", "best"  # the list's orders
 
 # What each suspect badge means; the thresholds live in studio.library.suspect.
 SUSPECT_LABELS = {
@@ -135,6 +140,11 @@ class Row:
     batch_index: int  # 1-based position within its batch
     batch_size: int
 
+    @functools.cached_property
+    def judged(self) -> TakeJudgement | None:
+        """The take's judgement, parsed once (rows are rebuilt on every reload)."""
+        return judgement_of(self.take)
+
     @property
     def name(self) -> str:
         """The take's title: its name, else the first words of its text."""
@@ -190,19 +200,26 @@ class Row:
             lines += ["", take.notes.strip()]
         if take.suspects:
             lines += [""] + [suspect_tip(code) for code in take.suspects]
+        judged = tooltip_lines(self.judged)
+        if judged:
+            lines += [""] + judged
         return "\n".join(lines)
 
 
-def arrange(takes: Sequence[Take], numbers: dict[str, int]) -> list[Row]:
-    """Rows newest batch first, each batch in creation order (``takes`` newest first)."""
+def arrange(takes: Sequence[Take], numbers: dict[str, int], order: str = NEWEST) -> list[Row]:
+    """Rows newest batch first, each batch in creation order, a judged batch best first
+    (``takes`` newest first); ``order`` BEST: every take by its score, best first."""
     batches: dict[str, list[Take]] = {}
     for take in takes:  # dicts keep insertion order: the newest batch comes first
         batches.setdefault(take.batch or take.id, []).append(take)
     rows = []
     for members in batches.values():
         members.sort(key=lambda t: t.created)
-        for i, take in enumerate(members, start=1):
-            rows.append(Row(take, numbers.get(take.id, 0), i, len(members)))
+        sized = [Row(take, numbers.get(take.id, 0), i, len(members))
+                 for i, take in enumerate(members, start=1)]
+        rows += sorted(sized, key=lambda r: rank_key(r.take))  # stable: unjudged keep order
+    if order == BEST:  # (stable: equal scores and the unjudged stay newest first)
+        rows.sort(key=lambda r: rank_key(r.take))
     return rows
 
 
@@ -216,6 +233,7 @@ class TakesModel(QAbstractListModel):
     BatchRole = Qt.ItemDataRole.UserRole + 5  # (index, size, first row of it, last row of it)
     RowRole = Qt.ItemDataRole.UserRole + 6
     ClockRole = Qt.ItemDataRole.UserRole + 7
+    JudgementRole = Qt.ItemDataRole.UserRole + 8  # TakeJudgement, or None: not judged
 
     rename_requested = Signal(str, str)  # take id, new name
 
@@ -225,6 +243,8 @@ class TakesModel(QAbstractListModel):
         self._numbers: dict[str, int] = {}  # take id -> its number (see _number)
         self._newest = ""  # the creation time of the newest numbered take
         self._active: tuple[object, str] = (None, "")  # (player key, state)
+        self._order = NEWEST
+        self.any_judged = False  # some listed take is judged: rows make room for the badges
         self.drag_files: Callable[[list[Row]], list[Path]] | None = None
 
     # ------------------------------------------------------------------ reading
@@ -237,8 +257,16 @@ class TakesModel(QAbstractListModel):
                                                        **more)
         numbers = self._number(library, takes)
         self.beginResetModel()
-        self._rows = arrange(takes, numbers)
+        self._rows = arrange(takes, numbers, self._order)
+        self.any_judged = any(isinstance(getattr(t, "judgements", None), dict) for t in takes)
         self.endResetModel()
+
+    def set_order(self, order: str) -> None:
+        """NEWEST (batches newest first) or BEST (by score); the next reload applies it."""
+        self._order = order
+
+    def order(self) -> str:
+        return self._order
 
     def _number(self, library, takes: Sequence[Take]) -> dict[str, int]:
         """Numbers count every take ever kept (deleted ones too), oldest first, so deleting
@@ -280,17 +308,26 @@ class TakesModel(QAbstractListModel):
         if role == self.StateRole:
             key, state = self._active
             return state if key == self.key_of(take) else ""
-        if role == self.BatchRole:
+        if role == self.BatchRole:  # first/last: where the batch's stripe starts and ends
             r = index.row()
-            return (row.batch_index, row.batch_size, row.batch_index == 1,
-                    row.batch_index == row.batch_size or r == len(self._rows) - 1)
+            return (row.batch_index, row.batch_size, not self._same_batch(r, r - 1),
+                    not self._same_batch(r, r + 1))
+        if role == self.JudgementRole:
+            return row.judged
         if role == Qt.ItemDataRole.ToolTipRole:
             return row.tooltip
         if role == Qt.ItemDataRole.AccessibleTextRole:
             star = "Starred. " if take.starred else ""
             suspects = "".join(f" {suspect_tip(c)}" for c in take.suspects)
-            return f"{star}{row.name}. {row.subtitle}. {row.details}.{suspects}"
+            judged = "".join(f" {line.rstrip('.')}." for line in tooltip_lines(row.judged))
+            return f"{star}{row.name}. {row.subtitle}. {row.details}.{suspects}{judged}"
         return None
+
+    def _same_batch(self, r: int, other: int) -> bool:
+        if not 0 <= other < len(self._rows):
+            return False
+        a, b = self._rows[r].take, self._rows[other].take
+        return (a.batch or a.id) == (b.batch or b.id)
 
     def flags(self, index: QModelIndex) -> Qt.ItemFlag:
         base = super().flags(index)
@@ -314,7 +351,11 @@ class TakesModel(QAbstractListModel):
     @staticmethod
     def key_of(take: Take) -> tuple[str, str]:
         """What the player is given for a take."""
-        return ("take", take.id)
+        return TakesModel.key_for(take.id)
+
+    @staticmethod
+    def key_for(take_id: str) -> tuple[str, str]:
+        return ("take", take_id)
 
     def take(self, row: int) -> Take | None:
         return self._rows[row].take if 0 <= row < len(self._rows) else None

@@ -21,6 +21,7 @@ model and selection; the detail pane and the drag's files are modules of their o
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import sqlite3
 from collections import OrderedDict
@@ -59,7 +60,8 @@ from studio.views.prepared_files import PressList
 from studio.views.take_delegate import STAR_ON, TakeDelegate
 from studio.views.take_detail import TakeDetail
 from studio.views.take_drag import DragFiles
-from studio.views.takes_model import Row, TakesModel
+from studio.views.take_judgements import best_index
+from studio.views.takes_model import BEST, NEWEST, Row, TakesModel
 from studio.views.takes_projects import ProjectFilter, project_name
 from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.labels import heading_label, hint_label
@@ -150,6 +152,13 @@ class TakesPanel(QWidget):
         self.starredButton.setCheckable(True)
         self.starredButton.setAccessibleName("Starred takes only")
         self.starredButton.setToolTip("Show only starred takes")
+        self.sortCombo = QComboBox()
+        self.sortCombo.setObjectName("takesSort")
+        self.sortCombo.setAccessibleName("Sort takes")
+        self.sortCombo.addItem("Newest first", NEWEST)
+        self.sortCombo.addItem("Best score first", BEST)
+        self.sortCombo.setToolTip("Newest first: the latest takes on top, a judged batch best "
+                                  "first. Best score first: every take by its combined score.")
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
@@ -184,6 +193,7 @@ class TakesPanel(QWidget):
         header.addWidget(self.title)
         header.addStretch(1)
         header.addWidget(self.countLabel)
+        header.addWidget(self.sortCombo)
         # Starred beside the search, so the two filter combos share a row of their own:
         # three in one row cut "Clone & Design" in a panel beside a 1024 px window.
         search = QHBoxLayout()
@@ -228,6 +238,7 @@ class TakesPanel(QWidget):
         self.voiceCombo.currentIndexChanged.connect(lambda i: i >= 0 and self.refresh())
         self.projectCombo.currentIndexChanged.connect(lambda i: i >= 0 and self.refresh())
         self.starredButton.toggled.connect(lambda _on: self.refresh())
+        self.sortCombo.currentIndexChanged.connect(self._sort_changed)
         self.list.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         self.list.selectionModel().currentChanged.connect(lambda *_: self._selection_changed())
         self.list.doubleClicked.connect(lambda _index: self.toggle())
@@ -237,6 +248,7 @@ class TakesPanel(QWidget):
         self.model.rename_requested.connect(self._rename_requested)
         self.model.modelReset.connect(self._refresh_count)
         self.detail.seek_requested.connect(self._seek)
+        self.detail.play_from_requested.connect(self.play_from)
         self.detail.play_clicked.connect(self.toggle)
         self.detail.star_clicked.connect(self.toggle_star)
         self.detail.rename_clicked.connect(self.rename)
@@ -296,6 +308,12 @@ class TakesPanel(QWidget):
         if not self.selected_takes() and self.model.rowCount():
             self.select_ids([self.model.take(0).id])  # the newest take, ready for Space
 
+    def _sort_changed(self, index: int) -> None:
+        if index >= 0:
+            self.model.set_order(self.sortCombo.itemData(index))
+            self.refresh()
+            self.list.scrollTo(self.list.currentIndex())
+
     def follow_project(self, path: str | None, script_view: bool) -> None:
         """The window's view changed: in the Script view the open project's takes, in the
         others the Clone and Design ones; a filter the user picked stays as it is."""
@@ -335,6 +353,8 @@ class TakesPanel(QWidget):
 
     def _refresh_count(self) -> None:
         count = self.model.rowCount()
+        # Sorting by score means nothing until a take is judged (judging may be off).
+        self.sortCombo.setVisible(self.model.any_judged or self.model.order() != NEWEST)
         filtered = bool(self.searchEdit.text().strip() or self.voiceCombo.currentIndex() > 0
                         or self.projectCombo.currentIndex() > 0
                         or self.starredButton.isChecked())
@@ -358,21 +378,28 @@ class TakesPanel(QWidget):
         """Send the notes being typed now (the studio is closing)."""
         self.detail.commit_notes()
 
-    def show_result(self, result) -> None:
-        """After a render: reload and select its takes (they sit together, newest first).
-        Takes the library could not save are held for the session, badged "Not saved"."""
+    def show_result(self, result) -> list[str]:
+        """After a render: reload and select its takes (they sit together, newest first),
+        or, when they were judged, the best alone (the batch lists best first). Takes the
+        library could not save are held for the session, badged "Not saved". Returns the
+        takes' ids in the result's order."""
         ids = []
         for index, audio in enumerate(result.takes):
             if audio.take_id is None:
-                take = self.session.add(unsaved_take(result, audio, index), audio.audio,
-                                        audio.sample_rate)
+                unsaved = dataclasses.replace(unsaved_take(result, audio, index),
+                                              judgements=audio.judgement)
+                take = self.session.add(unsaved, audio.audio, audio.sample_rate)
                 ids.append(take.id)
             else:
                 ids.append(audio.take_id)
         self.refresh()
-        if ids:
+        best = best_index([audio.judgement for audio in result.takes])
+        if best is not None:  # judged: the best alone, listed first, ready for Space
+            self.select_ids([ids[best]])
+        elif ids:
             self.select_ids(ids, current=ids[0])
-            self.list.scrollTo(self.list.currentIndex())
+        self.list.scrollTo(self.list.currentIndex())
+        return ids
 
     # ------------------------------------------------------------------ selection
     def select_ids(self, ids, current: str | None = None) -> None:
@@ -416,7 +443,8 @@ class TakesPanel(QWidget):
     # ------------------------------------------------------------------ details
     def _show_detail(self) -> None:
         row = self._current_row()
-        self.detail.show_take(row, len(self.selected_takes()), self._controller is not None)
+        self.detail.show_take(row, len(self.selected_takes()), self._controller is not None,
+                              judging=self.model.any_judged)
         if row is not None:
             self._load_waveform(row.take)
             self.detail.show_notes(row.take.id, row.take.notes)
@@ -470,11 +498,24 @@ class TakesPanel(QWidget):
         audio = self._audio_of(take)
         if audio is None:
             return
+        start = self.detail.start()  # read first: loading moves the playhead to 0
         self._player.load(audio[0], audio[1], key)
-        start = self.detail.start()
         if start > 0:
             self._player.seek(start)
         self._player.play()
+
+    def play_from(self, seconds: float) -> None:
+        """Play the current take from ``seconds`` (a word change clicked in its details)."""
+        take = self.current_take()
+        if take is None or self._reason is not None:
+            return
+        if self._player.key() != self.model.key_of(take):
+            self.detail.set_start(seconds)  # where toggle starts the take it loads
+            self.toggle()
+            return
+        self._player.seek(seconds)
+        if self._player.state() != "playing":
+            self._player.play()
 
     def _seek(self, seconds: float) -> None:
         take = self.current_take()

@@ -111,10 +111,10 @@ class ViewJobs(QObject):
 
     def _finished(self, view, job, result: RenderResult) -> None:
         self._render_ended(view, job)
-        self._takes.show_result(result)
-        # After the takes are listed: the live playback becomes the take's.
-        first = self._takes.current_take()
-        view.on_finished(self._takes.model.key_of(first) if first is not None else None)
+        ids = self._takes.show_result(result)
+        # After the takes are listed: the live playback (the first take's chunks) becomes
+        # the first take's, even when a better judged take is the one selected.
+        view.on_finished(self._takes.model.key_for(ids[0]) if ids else None)
         takes = len(result.takes)
         audio = result.audio_seconds
         rtf = result.seconds / audio if audio > 0 else 0.0

@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from studio.judges.scores import BAD, NOT_JUDGED, OK
-from studio.judges.words import HeardWord, judge_take_words, judge_words, word_diff
+from studio.judges.words import (
+    HeardWord,
+    judge_take_words,
+    judge_words,
+    word_diff,
+    word_spans,
+    words_of,
+)
 
 ASKED = "The quick brown fox jumps over the lazy dog."
 
@@ -27,6 +34,20 @@ def test_added_and_substituted_words_and_normalisation():
     kinds = [(c.kind, c.asked_index, c.asked, c.heard) for c in diff.changes]
     assert kinds == [("substituted", 3, "fox", "box"), ("added", None, "", "very")]
     assert word_diff(ASKED, "the quick brown fox jumps over the lazy dog").changes == ()
+
+
+def test_an_added_word_says_which_asked_word_it_came_before():
+    diff = word_diff(ASKED, "The quick brown fox jumps over the very lazy dog")
+    assert [(c.kind, c.heard, c.before) for c in diff.changes] == [("added", "very", 7)]
+    assert words_of(ASKED)[7] == "lazy"
+    at_end = word_diff("Stop here.", "stop here please")
+    assert [(c.heard, c.before) for c in at_end.changes] == [("please", 2)]
+
+
+def test_word_spans_point_into_the_asked_text_past_tags():
+    text = "[laughter] Well, [sigh] it's done."
+    spans = word_spans(text)
+    assert [text[a:b] for a, b in spans] == ["Well", "it's", "done"] == words_of(text)
 
 
 def test_verdicts_and_one_line():

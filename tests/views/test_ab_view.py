@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from studio_fakes import PLAYABLE, SILENT, FakePlayer
-from take_fixtures import add, voice
+from take_fixtures import add, add_judged, voice
 
 from studio.sound.loudness import gain_db
 from studio.views.ab_view import ABDialog, ABView
@@ -195,3 +195,44 @@ def test_compare_can_be_opened_again_after_closing(qtbot, player, controller, re
         qtbot.waitUntil(lambda: panel.findChild(ABDialog) is None)  # deleted on close
         player.play()  # the player's signals no longer reach the deleted view
         player.pause()
+
+
+def _cells(view, side: int) -> list[str]:
+    return [label.text() for label in view.judgements.cells[side]]
+
+
+def test_judgements_side_by_side_with_the_better_take_marked(qtbot, player, controller,
+                                                             writer, reader):
+    """Issue 28: each judge a row, A and B columns, the better side marked; hidden in a
+    blind round until the pick (the scores would tell X from Y)."""
+    text = "The quick brown fox jumps over the lazy dog."
+    good = add_judged(writer, text, 1, similarity=0.93, quality=3.9)
+    poor = add_judged(writer, text, 2, similarity=0.62, quality=2.2,
+                      heard="the quick brown box jumps over a very lazy dog")
+    view = make_view(qtbot, player, controller, reader, (poor, good), rng=random.Random(3))
+    view.show()
+    assert view.judgements.isVisibleTo(view)
+    a, b = _cells(view, 0), _cells(view, 1)
+    score_a, score_b = (round(100 * t.judgements["combined"]) for t in (poor, good))
+    assert a[0] == f"Score {score_a}" and b[0] == f"▲ Score {score_b}"
+    assert a[1] == "✗ Voice 62 · similarity 0.62"
+    assert b[1] == "▲ ✓ Voice 93 · similarity 0.93"
+    assert a[2] == "✗ Words 67 · 2 substituted, 1 added"
+    assert b[2] == "▲ ✓ Words 100 · every word heard"
+    assert a[3].startswith("! Sound 30 · quality 2.2 of 5") and b[3].startswith("▲ ✓ Sound")
+    assert view.judgements.cells[1][1].toolTip().startswith(
+        "B is better here. Voice ✓ good (93): Voice similarity 0.93")
+
+    view.set_blind(True)
+    hidden = _cells(view, 0) + _cells(view, 1)
+    assert hidden.count("Judgements hidden until you pick") == 2
+    assert not any("Score " in cell or "Voice" in cell for cell in hidden)
+    view.pick(0)  # revealed: X's column shows X's take
+    x = view.take_on(0)
+    assert _cells(view, 0)[0].endswith(f"Score {round(100 * x.judgements['combined'])}")
+
+
+def test_no_judgements_row_when_neither_take_is_judged(qtbot, player, controller, reader, pair):
+    view = make_view(qtbot, player, controller, reader, pair)
+    view.show()
+    assert not view.judgements.isVisibleTo(view)
