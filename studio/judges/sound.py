@@ -1,8 +1,11 @@
 """Sound: DNSMOS P.835 (a no-reference MOS estimate) plus the suspect-take checks.
 
 Our own onnxruntime runner over the ONNX file from the speechmos wheel: 16 kHz raw
-samples, 9.01 s windows hopped by 1 s (shorter clips are repeated to fill one), and the
-published P.835 quadratic mapping from the network's raw outputs to MOS.
+samples, 9.01 s windows side by side (the last one ends at the clip's end; a shorter clip
+is repeated to fill one), and the published P.835 quadratic mapping from the network's raw
+outputs to MOS. Windows side by side, not hopped by 1 s as the published script does:
+each window costs 0.2-0.4 CPU s, and a 60 s take takes 7 windows instead of 52, a 7 s one
+(repeated to 14 s and hopped before) 1 instead of 5.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from studio.library.suspect import CLIPPED, NEAR_SILENT, inspect
 
 RATE = 16000
 WINDOW = int(9.01 * RATE)  # the network's fixed input length
-HOP = RATE
 # Quadratic calibration (highest power first) of the non-personalised P.835 model.
 _SIG = (-0.08397278, 1.22083953, 0.0052439)
 _BAK = (-0.13166888, 1.60915514, -0.39604546)
@@ -55,8 +57,10 @@ class Dnsmos:
         if x.size == 0:
             x = np.zeros(WINDOW, np.float32)
         if x.size < WINDOW:
-            x = np.tile(x, -(-WINDOW // x.size))
-        starts = range(0, x.size - WINDOW + 1, HOP)
+            x = np.tile(x, -(-WINDOW // x.size))[:WINDOW]
+        starts = [*range(0, x.size - WINDOW + 1, WINDOW)]
+        if starts[-1] + WINDOW < x.size:
+            starts.append(x.size - WINDOW)
         batch = np.stack([x[s:s + WINDOW] for s in starts]).astype(np.float32)
         raw = self._session.run(None, {self._input: batch})[0].mean(axis=0)
         sig, bak, ovrl = (float(np.polyval(p, v)) for p, v in zip((_SIG, _BAK, _OVRL), raw))
