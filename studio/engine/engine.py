@@ -562,7 +562,10 @@ class Engine:
 
     def _run(self, batch, options, counter, cancel) -> list[torch.Tensor]:
         counter.next_pass()
-        if self.layers is not None:  # accelerated runners work on the packed layout
+        if getattr(self.layers, "layout", None) == "padded":  # CUDA graphs on the exact path
+            tokens = decode(self.net, batch, options.decode, counter.on_step, cancel,
+                            forward=self.layers)
+        elif self.layers is not None:  # the other accelerated runners work on the packed layout
             tokens = decode_packed(self.net, batch, options.decode, counter.on_step, cancel,
                                    layers=self.layers)
         else:
