@@ -23,11 +23,11 @@ def results(truth):
             row("packed", 1, 1.47, 0.5), row("padded-graph", 1, 9.0, 1.0),
             row("flashinfer", 1, 4.3, 0.73), row("flashinfer-graph", 1, 14.1, 0.73),
             row("padded-graph", 4, 3.0, 1.0), row("flashinfer-graph", 4, 4.7, 0.61)]
-    quality = {name: {"reference": {"mean_token_agreement": bar},
-                      "flashinfer-graph": {"mean_token_agreement": fi},
-                      "padded-graph": {"mean_token_agreement": bar}}
-               for name, (bar, fi) in truth.items()}
-    return {"rows": rows, "quality": quality}
+    checkpoints = {name: {"reference": {"mean_token_agreement": bar},
+                          "flashinfer-graph": {"mean_token_agreement": fi},
+                          "padded-graph": {"mean_token_agreement": bar}}
+                   for name, (bar, fi) in truth.items()}
+    return {"rows": rows, "quality": {"bar_is_reference": True, "checkpoints": checkpoints}}
 
 
 def test_nothing_recorded_means_the_standard_path():
@@ -56,6 +56,15 @@ def test_a_mode_that_fell_back_in_the_check_is_no_evidence():
     data = results({"random": (0.6, 0.7)})
     data["rows"][5]["accel_active"] = "off"  # flashinfer-graph fell back at batch 1
     assert "flashinfer-graph" not in {m.mode for m in distill(data)}
+    data = results({"random": (0.6, 0.7)})
+    data["quality"]["checkpoints"]["random"]["flashinfer-graph"]["accel_active"] = "off"
+    assert not {m.mode: m for m in distill(data)}["flashinfer-graph"].as_accurate
+
+
+def test_a_bar_that_was_not_the_reference_s_tokens_proves_nothing():
+    data = results({"random": (0.6, 0.7)})
+    data["quality"]["bar_is_reference"] = False  # padded bf16 differed from the reference there
+    assert choose(lambda mode: True, distill(data))[0] == "graph"
 
 
 def test_auto_through_the_accelerator(engine, monkeypatch):

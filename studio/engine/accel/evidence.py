@@ -54,14 +54,17 @@ def distill(results: Mapping) -> tuple[Measured, ...]:
 
 
 def _as_accurate(quality: Mapping, check_mode: str) -> bool:
-    """Agreement with fp32 no lower than the reference bf16's, on every checkpoint measured."""
+    """Agreement with fp32 no lower than the reference bf16's, on every checkpoint measured
+    (gpu_check's ``quality.checkpoints``: name -> mode -> bench_int8.compare summary)."""
+    if not quality.get("bar_is_reference"):
+        return False  # the bar was not the reference's bf16 tokens on that machine
     verdicts = []
-    for per_mode in quality.values():
-        bar = (per_mode.get("reference") or {}).get("mean_token_agreement")
-        mine = (per_mode.get(check_mode) or {}).get("mean_token_agreement")
-        if bar is None or mine is None:
-            return False
-        verdicts.append(mine >= bar)
+    for per_mode in (quality.get("checkpoints") or {}).values():
+        bar, mine = per_mode.get("reference") or {}, per_mode.get(check_mode) or {}
+        if (bar.get("mean_token_agreement") is None or mine.get("mean_token_agreement") is None
+                or mine.get("accel_active", CHECK_MODES[check_mode]) != CHECK_MODES[check_mode]):
+            return False  # not measured, or it fell back
+        verdicts.append(mine["mean_token_agreement"] >= bar["mean_token_agreement"])
     return bool(verdicts) and all(verdicts)
 
 
