@@ -337,7 +337,7 @@ def main(argv=None, platform=None) -> int:
                 row.update(speedup=ref_median / median, agreement=agreement(tokens, ref_tokens))
             log(f"{mode}, batch {batch}: {median:.3f} s, RTF {row['rtf']:.4f}")
     accel.release()
-    del reference
+    reference = None  # the reference model is done with: its memory goes
     device.empty_cache()
 
     if args.quality_seeds:
@@ -437,7 +437,7 @@ def quality_renders(engine, accel, layout: str, args) -> dict:
                 options = GenerationOptions(decode=_decode(args.steps, seed, overrides),
                                             decode_mode=layout, chunking="reference")
 
-                def render():
+                def render(item=item, options=options):
                     recorder.reset()  # a fallback renders again from the start
                     return engine.synthesize([item], options, on_progress=recorder.on_progress)
 
