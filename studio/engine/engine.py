@@ -246,8 +246,9 @@ class Engine:
         self.device = torch.device(device)
         self.dtype = dtype
         self.durations = DurationEstimator()
-        # An accelerated packed layer stack (studio.engine.accel), set and cleared
-        # only by an Accelerator; None is the standard path.
+        # An accelerated packed layer stack, or the padded graph runner (its
+        # ``layout`` is "padded"; studio.engine.accel), set and cleared only by an
+        # Accelerator; None is the standard path.
         self.layers = None
         self.precision = precision_name(dtype)  # "int8" where the projections are int8
         self.precision_reason = "requested"  # why this precision (Engine.load fills it in)

@@ -26,7 +26,6 @@ the reason, which the Accelerator reports and latches (the mode stays off).
 from __future__ import annotations
 
 import logging
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -53,13 +52,6 @@ class _Graph:
     attn: torch.Tensor
     replay: Any
     out: torch.Tensor  # the static logits every replay writes
-
-
-def _forget_frames(exc: BaseException) -> str:
-    """The traceback as text, then its frames cleared (they may hold a step's activations)."""
-    text = "".join(traceback.format_exception(exc)).rstrip()
-    traceback.clear_frames(exc.__traceback__)
-    return text
 
 
 class PaddedGraphRunner:
@@ -134,9 +126,11 @@ class PaddedGraphRunner:
         except GraphThreadError:
             raise
         except Exception as exc:
+            from studio.engine.accel.accelerator import _let_go  # it imports this module lazily
+
             self.failure = classify(exc, during="capture")
-            log.warning("CUDA graph capture failed; the render finishes eagerly:\n%s",
-                        _forget_frames(exc))
+            # As text, with its frames cleared: they may hold a step's activations.
+            log.warning("CUDA graph capture failed; the render finishes eagerly:\n%s", _let_go(exc))
         else:
             return self.graphs.put(key, _Graph(*static, replay, out))
         # Out of the except block: the failed capture's frames are gone.
