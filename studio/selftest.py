@@ -183,7 +183,8 @@ def check_audio() -> Check:
 
 def check_accel() -> Check:
     availability = _accel_probe()()
-    ready = [mode for mode, (ok, _) in availability.items() if ok and mode != "off"]
+    # "auto" is always offered (at worst it is the standard path): not an accelerator.
+    ready = [mode for mode, (ok, _) in availability.items() if ok and mode not in ("off", "auto")]
     reasons = sorted({reason for ok, reason in availability.values() if not ok and reason})
     parts = [f"available: {', '.join(ready)}" if ready else "standard path only"]
     parts.extend(reasons)

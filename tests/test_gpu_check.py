@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,11 @@ def test_arguments_always_measure_against_the_reference(gpu_check):
     assert gpu_check.parse_args([]).modes == list(gpu_check.MODES)
     with pytest.raises(SystemExit):
         gpu_check.parse_args(["--modes", "warp-drive"])
+    assert "padded-graph" in gpu_check.MODES
+    assert gpu_check.parse_args(["--quality-seeds", "none"]).quality_seeds == []
+    for bad in (["--quality-seeds", "g,x"], ["--batches", "0"], ["--batches", "one"]):
+        with pytest.raises(SystemExit):
+            gpu_check.parse_args(bad)
 
 
 def test_table_has_one_row_per_mode_and_batch(gpu_check):
@@ -49,3 +55,33 @@ def test_our_request_is_the_reference_s_work_token_for_token(gpu_check, tiny_che
         items, options = gpu_check.our_request(2, 4, mode)
         ours = [r.tokens for r in engine.synthesize(items, options)]
         assert gpu_check.agreement(ours, theirs) == 1.0, mode
+
+
+def test_a_dry_run_on_the_cpu_writes_speed_fp32_truth_and_auto(gpu_check, tiny_checkpoint, tmp_path):
+    """The whole script once, small, on the CPU; graph mode through a fake CUDA platform
+    (its "graph" recomputes when replayed), so the padded-graph path really runs."""
+    from tests.accel_fakes import FakeCudaPlatform
+
+    out = tmp_path / "check.json"
+    assert gpu_check.main(["--device", "cpu", "--checkpoint", str(tiny_checkpoint), "--steps", "3",
+                           "--repeats", "1", "--batches", "1", "--modes", "padded,padded-graph",
+                           "--quality-seeds", "g,3", "--quality-cases", "design_english",
+                           "--out", str(out)], platform=FakeCudaPlatform()) == 0
+    data = json.loads(out.read_text())
+    rows = {row["mode"]: row for row in data["rows"]}
+    assert list(rows) == ["reference", "padded", "padded-graph"]
+    assert rows["padded-graph"]["accel_active"] == "graph" and "note" not in rows["padded-graph"]
+    assert rows["padded-graph"]["agreement"] == rows["padded"]["agreement"] == 1.0
+    quality = data["quality"]
+    assert quality["bar_is_reference"] and quality["margins"]["median_gap_after"] > 0
+    for name in ("random", "realistic_margins"):
+        per_mode = quality["checkpoints"][name]
+        assert set(per_mode) == {"reference", "padded", "padded-graph"}
+        graph, bar = per_mode["padded-graph"], per_mode["reference"]
+        assert graph["renders"] == 2 and graph["accel_active"] == "graph"
+        # Graphs replay the padded step: the same agreement with fp32, render for render.
+        assert graph["mean_token_agreement"] == bar["mean_token_agreement"] is not None
+        assert graph["identical_renders"] == bar["identical_renders"]
+    evidence = {m["mode"]: m for m in data["auto"]["evidence"]}
+    assert evidence["graph"]["exact"] and evidence["graph"]["as_accurate"]
+    assert data["auto"]["would_choose"][0] in ("graph", "off")

@@ -203,6 +203,7 @@ def test_a_studio_render_that_crashes_fails_the_self_test(tmp_path, returncode, 
 def test_accel_line_names_why_each_path_is_off(monkeypatch):
     monkeypatch.setattr(selftest, "_accel_probe", lambda: lambda: {
         "off": (True, None),
+        "auto": (True, None),  # always offered: the standard path at worst, not an accelerator
         "compile": (False, "compile: no CUDA GPU"),
         "flashinfer": (False, "flashinfer: package not installed"),
     })

@@ -26,6 +26,8 @@ from studio.engine.options import ACCEL_MODES
 
 ACCEL_LABELS: dict[str, str] = {
     "off": "Off",
+    "auto": "Auto (fastest measured as exact)",
+    "graph": "CUDA graphs (exact)",
     "compile": "torch.compile",
     "flashinfer": "FlashInfer",
     "flashinfer-graph": "FlashInfer + CUDA graphs",
@@ -62,6 +64,9 @@ def probe(
         any_arch = False
     result: Availability = {"off": (True, None)}
     for mode in ACCEL_MODES[1:]:
+        if mode == "auto":  # it picks among what runs here; the standard path at worst
+            result[mode] = (True, None)
+            continue
         name = component(mode)
         if platform is None:
             problems = [reason("torch_missing")]

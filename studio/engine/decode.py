@@ -46,6 +46,11 @@ class DecodeItem:
 
 
 StepCallback = Callable[[int, int], None]
+# A render's forward: given the network and the render's (ids, audio_mask, attn), a
+# function returning the logits of the ids as they are now (they change in place
+# between steps). None: the network itself; "graph" mode replays CUDA graphs
+# (studio.engine.accel.padded_graph).
+Forward = Callable[[OmniVoiceNet, torch.Tensor, torch.Tensor, torch.Tensor], Callable[[], torch.Tensor]]
 
 
 def time_steps(num_step: int, t_shift: float) -> list[float]:
@@ -180,6 +185,7 @@ def decode(
     options: DecodeOptions,
     on_step: StepCallback | None = None,
     cancel: threading.Event | None = None,
+    forward: Forward | None = None,
 ) -> list[torch.Tensor]:
     """Decode a batch; returns one (C, T_i) int64 tensor per item.
 
@@ -193,11 +199,12 @@ def decode(
     ids, audio_mask, attn = _padded_batch(items, spec.codebooks, spec.mask_id, device)
     lengths = [item.cond_ids.shape[1] for item in items]
     targets, schedules, layer_penalty = start_state(items, spec, options, device)
+    run = forward(net, ids, audio_mask, attn) if forward is not None else (lambda: net(ids, audio_mask, attn))
 
     for step in range(options.num_step):
         if cancel is not None and cancel.is_set():
             raise Cancelled()
-        logits = net(ids, audio_mask, attn).to(torch.float32)
+        logits = run().to(torch.float32)
         for i, item in enumerate(items):
             k = schedules[i][step]
             if k <= 0:

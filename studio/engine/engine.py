@@ -246,8 +246,9 @@ class Engine:
         self.device = torch.device(device)
         self.dtype = dtype
         self.durations = DurationEstimator()
-        # An accelerated packed layer stack (studio.engine.accel), set and cleared
-        # only by an Accelerator; None is the standard path.
+        # An accelerated packed layer stack, or the padded graph runner (its
+        # ``layout`` is "padded"; studio.engine.accel), set and cleared only by an
+        # Accelerator; None is the standard path.
         self.layers = None
         self.precision = precision_name(dtype)  # "int8" where the projections are int8
         self.precision_reason = "requested"  # why this precision (Engine.load fills it in)
@@ -562,7 +563,10 @@ class Engine:
 
     def _run(self, batch, options, counter, cancel) -> list[torch.Tensor]:
         counter.next_pass()
-        if self.layers is not None:  # accelerated runners work on the packed layout
+        if getattr(self.layers, "layout", None) == "padded":  # CUDA graphs on the exact path
+            tokens = decode(self.net, batch, options.decode, counter.on_step, cancel,
+                            forward=self.layers)
+        elif self.layers is not None:  # the other accelerated runners work on the packed layout
             tokens = decode_packed(self.net, batch, options.decode, counter.on_step, cancel,
                                    layers=self.layers)
         else:

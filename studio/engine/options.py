@@ -15,8 +15,11 @@ SPEED_RANGE = (0.25, 4.0)
 DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
 # "padded" / "packed": see GenerationOptions.decode_mode.
 DECODE_MODES = ("auto", "padded", "packed")
-# studio.engine.accel.accelerator says what each does and when it falls back.
-ACCEL_MODES = ("off", "compile", "flashinfer", "flashinfer-graph")
+# studio.engine.accel.accelerator says what each does and when it falls back; "graph" is
+# CUDA graphs on the standard padded path (studio.engine.accel.padded_graph); "auto" the
+# fastest mode recorded GPU measurements show exact or as accurate as bf16
+# (studio.engine.accel.evidence), the standard path until there are some.
+ACCEL_MODES = ("off", "auto", "graph", "compile", "flashinfer", "flashinfer-graph")
 # Every precision a user can ask for (studio.engine.precision says what each means);
 # the CLI, Settings and serve all offer this list.
 PRECISION_CHOICES = ("auto", "fp32", "bf16", "fp16", "int8")

@@ -318,7 +318,10 @@ class SettingsView(QWidget):
         self.accelCombo.currentIndexChanged.connect(
             lambda _i: self._write("accel/mode", self.accelCombo.currentData()))
         self._add(form, "accel/mode", accelBox,
-                  "How decoding is accelerated; options this machine cannot run are disabled",
+                  "How decoding is accelerated; options this machine cannot run are disabled. "
+                  "CUDA graphs replay the standard path's steps (the same tokens, less overhead); "
+                  "Auto picks the fastest mode measured on a GPU as token-exact or as accurate "
+                  "as bf16 against fp32, and the standard path until such measurements exist",
                   control=self.accelCombo)
         return box
 

@@ -21,6 +21,8 @@ SILENT = AudioStatus(False, "Playback is off: no audio output device was found."
                                       "was found.")
 CPU_ONLY = {
     "off": (True, None),
+    "auto": (True, None),
+    "graph": (False, "graph: no CUDA GPU"),
     "compile": (False, "compile: no CUDA GPU"),
     "flashinfer": (False, "flashinfer: package not installed; no CUDA GPU"),
     "flashinfer-graph": (False, "flashinfer: package not installed; no CUDA GPU"),

@@ -109,7 +109,8 @@ def test_no_literal_copy_of_a_choice_is_left_in_studio():
 def test_the_copy_finder_finds_copies(tmp_path):
     (tmp_path / "engine").mkdir()
     (tmp_path / "engine" / "options.py").write_text('D = ("auto", "cpu", "cuda", "mps")\n')
-    (tmp_path / "a.py").write_text('X = ["off", "compile", "flashinfer", "flashinfer-graph"]\n'
+    (tmp_path / "a.py").write_text('X = ["off", "auto", "graph", "compile", "flashinfer", '
+                                   '"flashinfer-graph"]\n'
                                    'P = {"Draft": 12, "Standard": 16, "Final": 32}\n'
                                    'L = {"Draft": "quick", "Standard": "ok", "Final": "best"}\n')
     assert _literal_copies(tmp_path) == ["a.py:1", "a.py:2"]

@@ -1,12 +1,14 @@
-"""Accelerator: the one fallback contract for torch.compile and FlashInfer.
+"""Accelerator: the one fallback contract for CUDA graphs, torch.compile and FlashInfer.
 
 prepare(engine): check the machine and the model (each refusal is a named
 reason), then apply the runner; if applying fails, whatever it had patched is
 undone before the reason is reported. run(render): render on the accelerated
 path; on any failure there (a kernel error, CUDA out of memory, ...) classify it,
 unapply, render once more on the standard path and latch that mode off for the
-life of this Accelerator. The render is never lost, and the report always says
-what was requested, what ran and why they differ.
+life of this Accelerator. A runner that fell back inside a render on its own
+(the graph runner finishes eagerly when a capture fails) says so in its
+``failure``; that is latched and reported the same way. The render is never
+lost, and the report always says what was requested, what ran and why they differ.
 
 One Accelerator lives as long as its owner (the worker thread, or one CLI run),
 so a latched mode stays off until the studio restarts. It must be used on one
@@ -36,7 +38,7 @@ T = TypeVar("T")
 
 def component(mode: str) -> str:
     """The name a mode's reasons start with."""
-    return "compile" if mode == "compile" else "flashinfer"
+    return mode if mode in ("compile", "graph") else "flashinfer"
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,8 @@ class Accelerator:
         self._runner = None
         self._engine = None
         self._mode = "off"  # the mode the runner was applied for
+        self._asked = "off"  # the mode prepare() tried: the requested one, or auto's choice
+        self.auto_choice: str | None = None  # why auto chose what it did (logs, Settings)
         self.requested = "off"
         self.request(requested)
         self.report = AccelReport(self.requested, "off", None)
@@ -111,7 +115,9 @@ class Accelerator:
 
         self.release()
         self._engine = engine
-        mode = self.requested
+        mode = self._asked = self.requested
+        if mode == "auto":
+            mode = self._asked = self._auto(engine)
         if mode == "off":
             return self._set("off", [])
         if mode in self._latched:
@@ -149,6 +155,21 @@ class Accelerator:
         self.platform.empty_cache()
         return self._set("off", [reason])
 
+    def _auto(self, engine) -> str:
+        """The mode auto means on this machine for this model (studio.engine.accel.evidence)."""
+        from studio.engine.accel.evidence import choose
+        from studio.errors import UserError
+
+        def usable(mode: str) -> bool:
+            try:
+                return mode not in self._latched and not self._problems(mode, engine)
+            except UserError:
+                return False
+
+        mode, self.auto_choice = choose(usable)
+        log.info("auto acceleration: %s (%s)", mode, self.auto_choice)
+        return mode
+
     def _problems(self, mode: str, engine) -> list[Reason]:
         name = component(mode)
         any_arch = name == "compile" and compile_any_arch(self._environ)
@@ -162,6 +183,10 @@ class Accelerator:
         return problems
 
     def _make_runner(self, mode: str, engine):
+        if mode == "graph":
+            from studio.engine.accel.padded_graph import PaddedGraphRunner
+
+            return PaddedGraphRunner(engine.net, self.platform, on_stage=self.on_stage)
         if mode == "compile":
             from studio.engine.accel.compile import CompileRunner
 
@@ -209,13 +234,21 @@ class Accelerator:
         if self._runner is None:
             return render()
         try:
-            return render()
+            result = render()
         except _passthrough():
             raise
         except Exception as exc:
             reason = classify(exc, during="run")
             log.warning("%s failed during a render; rendering on the standard path:\n%s",
                         self._mode, _let_go(exc))
+        else:
+            failure = getattr(self._runner, "failure", None)
+            if failure is not None:  # it finished the render on the standard path itself
+                mode = self._mode
+                self.release()
+                self._latch(mode, failure)
+                self._set("off", [failure])
+            return result
         # Out of the except block, so the failed render's traceback (and the
         # activations its frames hold) is gone before memory is released.
         mode = self._mode
@@ -226,6 +259,6 @@ class Accelerator:
         return render()
 
     def _set(self, active: str, reasons: list[Reason]) -> AccelReport:
-        text = fallback_text(component(self.requested), reasons) if reasons else None
+        text = fallback_text(component(self._asked), reasons) if reasons else None
         self.report = AccelReport(self.requested, active, text, tuple(r.code for r in reasons))
         return self.report

@@ -19,13 +19,12 @@ table and the CUDA-graph cache. Graph mode ("flashinfer-graph") pads the packed
 length up to a bucket, keeps at most ``max_graphs`` captured graphs (least
 recently used dropped first), all captured into one shared memory pool (they
 replay one at a time on one stream), and refuses any thread but the one that
-created it.
+created it (the bookkeeping is studio.engine.accel.graph_cache's, shared with
+the padded graph runner).
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -33,13 +32,13 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from studio.engine.accel.graph_cache import MAX_GRAPHS, GraphCache, GraphThreadError
 from studio.engine.decode import DecodeItem
 from studio.engine.model import OmniVoiceNet
 from studio.engine.packed import LayerStack, PackedBatch, pack
 
 WORKSPACE_BYTES = 128 * 1024 * 1024  # FlashInfer's recommended float workspace
 GRAPH_BUCKET = 256  # graph mode pads the packed length up to a multiple of this
-MAX_GRAPHS = 8
 
 
 class RunnerError(RuntimeError):
@@ -81,22 +80,26 @@ class FlashInferRunner:
         self.fi = flashinfer
         self.platform = platform
         self.graph = graph
-        self.max_graphs = max_graphs
         self.bucket = bucket
         self.workspace_bytes = workspace_bytes
-        self.owner = threading.get_ident()
         self.applied = False
         self.workspace: torch.Tensor | None = None
         self.wrapper = None
         self._fused: list[_Fused] = []
         self._layers: list[tuple[Any, torch.Tensor, torch.Tensor]] = []
         self._cos_sin: torch.Tensor | None = None
-        # One memory pool shared by every captured graph: they replay one at a
-        # time on one stream, so they need not hold activations each.
-        self._graph_pool: Any = None
-        self.graphs: OrderedDict[tuple[int, int], _Graph] = OrderedDict()
+        # (documents, padded length) -> _Graph, bounded, one shared memory pool.
+        self.graphs = GraphCache(platform, max_graphs)
 
     # ------------------------------------------------------------ apply / unapply
+
+    @property
+    def max_graphs(self) -> int:
+        return self.graphs.max_graphs
+
+    @property
+    def _graph_pool(self) -> Any:
+        return self.graphs.pool
 
     @property
     def device(self) -> torch.device:
@@ -166,10 +169,8 @@ class FlashInferRunner:
         fused tensor at a time is copied back into its Parameters and dropped,
         so at most one fused tensor's worth of extra memory is needed.
         """
-        had_graphs = bool(self.graphs)
         self.applied = False
-        self.graphs.clear()
-        self._graph_pool = None
+        had_graphs = self.graphs.clear()
         self.wrapper = None
         self.workspace = None
         self._cos_sin = None
@@ -252,8 +253,10 @@ class FlashInferRunner:
     # ------------------------------------------------------------ CUDA graphs
 
     def check_thread(self) -> None:
-        if threading.get_ident() != self.owner:
-            raise RunnerError("CUDA graphs are captured and replayed only on the thread that made the runner")
+        try:
+            self.graphs.check_thread()
+        except GraphThreadError as exc:
+            raise RunnerError(str(exc)) from None
 
     def _graphed(self, lengths: list[int], positions: torch.Tensor) -> LayerStack:
         self.check_thread()
@@ -267,7 +270,6 @@ class FlashInferRunner:
             # A table covering the whole bucket: every layout that lands here fits it.
             entry = self._new_graph(key, documents, self._table(padded))
         else:
-            self.graphs.move_to_end(key)
             self._plan(entry.wrapper, documents)
         entry.positions[:total].copy_(positions)
         entry.positions[total:].zero_()
@@ -296,13 +298,6 @@ class FlashInferRunner:
             cos_sin=cos_sin,
         )
         self._plan(wrapper, documents)
-        if self._graph_pool is None:
-            self._graph_pool = self.platform.graph_pool()
-        entry.replay, entry.out = self.platform.capture_graph(
-            lambda: self._stack(entry.hidden, entry.positions, entry.cos_sin, wrapper),
-            pool=self._graph_pool,
-        )
-        self.graphs[key] = entry
-        while len(self.graphs) > self.max_graphs:
-            self.graphs.popitem(last=False)
-        return entry
+        entry.replay, entry.out = self.graphs.capture(
+            lambda: self._stack(entry.hidden, entry.positions, entry.cos_sin, wrapper))
+        return self.graphs.put(key, entry)

@@ -24,6 +24,7 @@ REASONS: dict[str, str] = {
     "apply_failed": "setup failed ({error})",
     "kernel_failed": "kernel failed at run time ({error})",
     "out_of_memory": "CUDA out of memory",
+    "graph_capture_failed": "CUDA graph capture failed ({error})",
 }
 
 FALLBACK_TAIL = "rendered on the standard path"
@@ -77,11 +78,12 @@ def is_out_of_memory(exc: BaseException) -> bool:
 def classify(exc: BaseException, during: str = "run") -> Reason:
     """The reason for an exception from an accelerated path.
 
-    ``during`` is "apply" (while patching the model) or "run" (while rendering).
+    ``during`` is "apply" (while patching the model), "capture" (while capturing a
+    CUDA graph) or "run" (while rendering).
     """
     if is_out_of_memory(exc):
         return reason("out_of_memory")
     if isinstance(exc, ImportError):
         return reason("package_missing", package=(exc.name or "package"))
-    code = "apply_failed" if during == "apply" else "kernel_failed"
+    code = {"apply": "apply_failed", "capture": "graph_capture_failed"}.get(during, "kernel_failed")
     return reason(code, error=_error_name(exc))
