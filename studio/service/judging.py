@@ -244,13 +244,30 @@ def passes(result: TakeJudgement, pass_at: float) -> bool:
             and all(j.verdict != BAD for j in result.judgements))
 
 
+def _out_of_100(value: float) -> str:
+    return f"{round(100 * value):d}"  # as the cards and Settings show scores
+
+
 def pass_note(results: Sequence[TakeJudgement], pass_at: float, limit: int) -> str:
     """What render-until-one-passes found, for the status line (takes count from 1)."""
     passed = next((i for i, r in enumerate(results) if passes(r, pass_at)), None)
     if passed is not None:
-        return (f"Take {passed + 1} passed (combined score {results[passed].combined:.2f}, "
-                f"no judge said bad).")
+        return (f"Take {passed + 1} passed (score {_out_of_100(results[passed].combined)} "
+                f"of 100, no judge said bad).")
     best = ranked(results)[0] + 1 if results else 0
     return (f"No take passed in {len(results)} of at most {limit}; the best is take {best}. "
-            f"A take passes when no judge says bad and its combined score reaches "
-            f"{pass_at:.2f}.")
+            f"A take passes when no judge says bad and its score reaches "
+            f"{_out_of_100(pass_at)}.")
+
+
+def best_note(results: Sequence[TakeJudgement | None]) -> str | None:
+    """Which of N judged takes scored best, for the status line; None for one take or
+    none scored."""
+    scored = [r if r is not None else TakeJudgement((), None) for r in results]
+    if len(scored) < 2:
+        return None
+    best = ranked(scored)[0]
+    if scored[best].combined is None:
+        return None
+    return (f"Best: take {best + 1} of {len(scored)} "
+            f"(score {_out_of_100(scored[best].combined)} of 100).")

@@ -122,8 +122,12 @@ class LocalRendering:
         if self.judging_on(request):
             judged = self.judge_renders(job, request, renders, ids,
                                         self.judging_reference(request, voice), heard)
+        from studio.service.judging import TakeJudgement, best_note
+
+        note = best_note([TakeJudgement.from_dict(j) if j else None for j in judged])
         job.report("done", dataclasses.replace(
             result, seconds=seconds, warnings=tuple(dict.fromkeys(warnings)), batch=batch,
+            judging_note=note,
             takes=tuple(TakeAudio(r.audio, r.sample_rate, r.seed, take_id, judgement)
                         for r, take_id, judgement in zip(renders, ids, judged))))
 

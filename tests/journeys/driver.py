@@ -126,6 +126,8 @@ def describe(widget: QWidget) -> dict:
         model = widget.model()
         info["count"] = model.rowCount()
         info["rows"] = [str(model.index(r, 0).data() or "") for r in range(model.rowCount())]
+        info["spoken"] = [str(model.index(r, 0).data(Qt.ItemDataRole.AccessibleTextRole) or "")
+                          for r in range(model.rowCount())]  # what a screen reader says
         if isinstance(widget, QTableView):  # every cell as shown, row by row
             info["cells"] = [[str(model.index(r, c).data() or "")
                               for c in range(model.columnCount())]

@@ -60,5 +60,5 @@ def test_stages_show_on_the_form_and_the_status_says_which_take_passed(window):
         result = save_result(library, make_result("Until one passes.", "design",
                                                   seeds=(1, 2)))
     job.report("done", dataclasses.replace(
-        result, judging_note="Take 2 passed (combined score 0.81, no judge said bad)."))
-    assert "Take 2 passed (combined score 0.81" in window.statusBarWidget.messageLabel.text()
+        result, judging_note="Take 2 passed (score 81 of 100, no judge said bad)."))
+    assert "Take 2 passed (score 81 of 100" in window.statusBarWidget.messageLabel.text()
