@@ -35,9 +35,9 @@ def check(args) -> None:
 
 def seeds(args) -> list[int | None]:
     """--seed S gives S, S+1, ...; without it each take gets a fresh seed."""
-    if args.seed is None:
-        return [None] * args.takes
-    return [args.seed + i for i in range(args.takes)]
+    from studio.service.judging import take_seeds
+
+    return take_seeds(args.seed, args.takes)
 
 
 def pick(args, text: str, results, reference_path) -> tuple[int, dict]:
@@ -56,11 +56,12 @@ def pick(args, text: str, results, reference_path) -> tuple[int, dict]:
     takes = [(r.audio.reshape(-1), r.sample_rate) for r in results]
     judged = judges.judge_takes(takes, text, language, reference)
     order = ranked(judged)
-    best = order[0]
-    return best, {
-        "pick": best,
-        "takes": [{"seed": r.seed, "rank": order.index(i) + 1,
-                   "audio_seconds": round(r.audio.shape[-1] / r.sample_rate, 4),
-                   **j.to_dict()} for i, (r, j) in enumerate(zip(results, judged))],
-    }
+    return order[0], {"pick": order[0], "takes": takes_json(results, judged, order)}
+
+
+def takes_json(results, judged, order: list[int]) -> list[dict]:
+    """Every take's seed, rank (1 = the pick), length and judgements, in render order."""
+    return [{"seed": r.seed, "rank": order.index(i) + 1,
+             "audio_seconds": round(r.audio.shape[-1] / r.sample_rate, 4), **j.to_dict()}
+            for i, (r, j) in enumerate(zip(results, judged))]
 

@@ -157,6 +157,16 @@ class Judges:
         return results
 
 
+def take_seeds(base: int | None, count: int) -> list[int | None]:
+    """The seeds of ``count`` takes of one request: base, base+1, ... (wrapping within the
+    seed range), or a fresh seed each when no base is given."""
+    from studio.engine.options import MAX_SEED
+
+    if base is None:
+        return [None] * count
+    return [(base + k) % (MAX_SEED + 1) for k in range(count)]
+
+
 def ranked(results: Sequence[TakeJudgement]) -> list[int]:
     """Indices best first: the highest combined score; unjudged takes last, in order."""
     return sorted(range(len(results)),
