@@ -414,6 +414,8 @@ def _render(args, script, specs, studio_model, lexicon, judge=None):
     prompts = prompt_source(engine, default_cache_folder() if disk_cache_enabled() else None,
                             DEFAULT_ASR_MODEL)
     voices = script_voices(engine, prompts, specs)
+    if judge is not None:
+        judge.device = str(engine.device)
     options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))
     return render_script(engine, script, voices, options, seed=args.seed, lufs=args.lufs,
                          lexicon=lexicon, reuse=_reused(args, engine), takes=args.best_of,

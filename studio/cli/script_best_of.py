@@ -32,11 +32,10 @@ def check(args) -> None:
 class LineJudge:
     """``choose`` for render_script: judges one line's takes, remembers the verdicts."""
 
-    def __init__(self, script, specs: dict[str, dict], asr_model: str | None = None):
-        from studio.service.judging import Judges, whisper_recogniser
-
+    def __init__(self, script, specs: dict[str, dict]):
         self.script, self.specs = script, specs
-        self.judges = Judges(recognise=whisper_recogniser(asr_model))
+        self.device = "cpu"  # the engine's, once loaded: it picks the words judge's model
+        self.judges = None  # loaded by the first line's judging
         self.judged: dict[int, tuple[list, list[int]]] = {}  # line -> (judgements, order)
         self._references: dict[str, tuple | None] = {}
 
@@ -50,6 +49,10 @@ class LineJudge:
         from studio.engine.languages import resolve_language
         from studio.service.judging import ranked
 
+        from studio.service.judging import judges_for
+
+        if self.judges is None:
+            self.judges = judges_for(self.device)
         line = self.script.lines[n]
         language, _ = resolve_language(self.specs[line.speaker].get("language"))
         takes = [(r.audio.reshape(-1), r.sample_rate) for r in renders]

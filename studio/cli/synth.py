@@ -258,7 +258,8 @@ def _render(args, options, items, voice, command_started: float) -> dict:
         seconds = time.perf_counter() - started
         result = results[0]
         if len(results) > 1:
-            best, judged = synth_takes.pick(args, item.text, results, args.ref)
+            best, judged = synth_takes.pick(args, item.text, results, args.ref,
+                                            str(engine.device))
             result = results[best]
         write_side_files(args, result, prompt, finish=lambda: out.finish(result.audio))
     audio_seconds = result.audio.shape[-1] / result.sample_rate

@@ -40,9 +40,9 @@ def seeds(args) -> list[int | None]:
     return take_seeds(args.seed, args.takes)
 
 
-def pick(args, text: str, results, reference_path) -> tuple[int, dict]:
+def pick(args, text: str, results, reference_path, device: str = "cpu") -> tuple[int, dict]:
     """(index of the take to write, the --json fields for every take and the pick)."""
-    from studio.service.judging import Judges, ranked, whisper_recogniser
+    from studio.service.judging import judges_for, ranked
     from studio.sound.files import read_audio
 
     reference = None
@@ -52,7 +52,7 @@ def pick(args, text: str, results, reference_path) -> tuple[int, dict]:
     from studio.engine.languages import resolve_language
 
     language, _ = resolve_language(args.lang)  # "English" -> "en"; the render warned already
-    judges = Judges(recognise=whisper_recogniser(args.asr_model))
+    judges = judges_for(device, args.asr_model)
     takes = [(r.audio.reshape(-1), r.sample_rate) for r in results]
     judged = judges.judge_takes(takes, text, language, reference)
     order = ranked(judged)

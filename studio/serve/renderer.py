@@ -281,10 +281,10 @@ class Renderer:
     def _judge(self, ticket: Ticket, result) -> dict:
         """The take's judgement, by judges this thread loads once and keeps."""
         from studio.serve.scores import judge_take
-        from studio.service.judging import Judges, whisper_recogniser
+        from studio.service.judging import judges_for
 
         if self._judges is None:
-            self._judges = Judges(recognise=whisper_recogniser(self.asr_model))
+            self._judges = judges_for(str(self.engine.device), self.asr_model)
         return judge_take(self._judges, ticket.request, ticket.voice, result.audio,
                           result.sample_rate)
 

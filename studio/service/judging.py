@@ -48,7 +48,46 @@ class TakeJudgement:
         return next((j for j in self.judgements if j.judge == judge), None)
 
 
-def whisper_recogniser(asr_model: str | None = None) -> Recognise | None:
+# The words judge's recogniser on a CPU: Whisper large-v3-turbo costs 3-4x a Standard
+# render there (benchmarks/bench_judge_cost.py, docs/performance.md "Judging"); base
+# hears a 10 s take in about a second of one core.
+CPU_RECOGNISER = "openai/whisper-base"
+RECOGNISER_ENV = "OMNIVOICE_JUDGE_RECOGNISER"  # a Whisper repo id or folder: always this
+
+
+def recogniser_model(device: str = "cpu", asr_model: str | None = None) -> str:
+    """Which Whisper the words judge uses: the environment's choice, else the studio's
+    transcription model on a CUDA GPU and :data:`CPU_RECOGNISER` elsewhere."""
+    import os
+
+    from studio.engine.asr import DEFAULT_ASR_MODEL
+
+    chosen = os.environ.get(RECOGNISER_ENV, "").strip()
+    if chosen:
+        return chosen
+    if str(device).startswith("cuda"):
+        return asr_model or DEFAULT_ASR_MODEL
+    return CPU_RECOGNISER
+
+
+def recogniser_missing(model: str) -> str:
+    from studio.engine.asr import asr_size
+
+    return (f"Words not judged: the speech recogniser {model} ({asr_size(model)}) is not on "
+            f"this computer; download it with: omnivoice-desktop download {model}")
+
+
+def judges_for(device: str = "cpu", asr_model: str | None = None,
+               weights: dict[str, float] | None = None) -> Judges:
+    """Judges whose words judge hears with :func:`recogniser_model`'s Whisper when it is
+    on this computer, and otherwise says which model to download."""
+    model = recogniser_model(device, asr_model)
+    recognise = whisper_recogniser(model, device)
+    return Judges(recognise=recognise, weights=weights,
+                  missing=recogniser_missing(model) if recognise is None else None)
+
+
+def whisper_recogniser(asr_model: str | None = None, device: str = "cpu") -> Recognise | None:
     """A recogniser over the studio's Whisper when its weights are on this computer
     (None otherwise: judging never starts a download)."""
     from studio.engine.asr import DEFAULT_ASR_MODEL, Transcriber, asr_source
@@ -56,7 +95,7 @@ def whisper_recogniser(asr_model: str | None = None) -> Recognise | None:
     model = asr_model or DEFAULT_ASR_MODEL
     if asr_source(model) is None:
         return None
-    transcriber = Transcriber(model)
+    transcriber = Transcriber(model, str(device))
 
     def recognise(audio: np.ndarray, sample_rate: int, language: str | None):
         return [HeardWord(t, s, e) for t, s, e in transcriber.words(audio, sample_rate, language)]
@@ -76,8 +115,9 @@ class Judges:
 
     def __init__(self, recognise: Recognise | None = None,
                  covers: Callable[[str | None], bool] = _whisper_covers,
-                 weights: dict[str, float] | None = None):
+                 weights: dict[str, float] | None = None, missing: str | None = None):
         self.recognise, self.covers, self.weights = recognise, covers, weights
+        self.missing = missing  # why there is no recogniser, when known
         self._loaded: dict[str, object] = {}
 
     def _get(self, name: str, build: Callable[[], object]):
@@ -151,7 +191,8 @@ class Judges:
         voices = self.voices(takes, reference)
         results = []
         for (audio, rate), voice in zip(takes, voices):
-            words = judge_take_words(text, audio, rate, language, self.recognise, self.covers)
+            words = judge_take_words(text, audio, rate, language, self.recognise, self.covers,
+                                     self.missing)
             found = (voice, words, self.sound(audio, rate))
             results.append(TakeJudgement(found, combined(list(found), self.weights)))
         return results

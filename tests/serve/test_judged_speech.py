@@ -106,7 +106,7 @@ def test_the_judges_load_once_on_the_model_thread(tiny_checkpoint, monkeypatch):
     from studio.serve.voices import ResolvedVoice
     from studio.service import judging
 
-    made, used = [], []
+    made, used = [], []  # judges_for builds its Judges through the module's name
 
     class Counted(judging.Judges):
         def __init__(self, *args, **kwargs):
