@@ -242,10 +242,10 @@ def _keep_takes(args, script, specs, rendered, engine, judge=None) -> int:
     takes, judged, in one batch), the mixed one chosen for its line, in one save of the
     project; when that save fails the new takes are removed again. Returns the number of
     takes saved."""
-    from studio.service.judging import store
     from studio.engine.engine import GenerationOptions
     from studio.engine.options import DecodeOptions
     from studio.scripts.project import Project
+    from studio.service.judging import store
     from studio.service.requests import AccelState, RenderRequest
     from studio.service.takes import TakeKeeper, take_run
 

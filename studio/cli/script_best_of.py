@@ -47,9 +47,7 @@ class LineJudge:
 
     def __call__(self, n: int, renders) -> int:
         from studio.engine.languages import resolve_language
-        from studio.service.judging import ranked
-
-        from studio.service.judging import judges_for
+        from studio.service.judging import judges_for, ranked
 
         if self.judges is None:
             self.judges = judges_for(self.device)

@@ -29,9 +29,9 @@ from studio.serve.headers import SafeHeaders, header_value
 from studio.serve.intake import BodyBudget, read_speech
 from studio.serve.renderer import QueueFull, Renderer, Ticket
 from studio.serve.request import (
+    JUDGE_HEADER,
     MAX_BODY_BYTES,
     RequestError,
-    JUDGE_HEADER,
     TooLarge,
     Unauthorized,
     apply_judge_header,

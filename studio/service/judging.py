@@ -48,10 +48,11 @@ class TakeJudgement:
         return next((j for j in self.judgements if j.judge == judge), None)
 
 
-# The words judge's recogniser on a CPU: Whisper large-v3-turbo costs 3-4x a Standard
-# render there (benchmarks/bench_judge_cost.py, docs/performance.md "Judging"); base
-# hears a 10 s take in about a second of one core.
-CPU_RECOGNISER = "openai/whisper-base"
+# The words judge's recogniser on a CPU. Measured against a Standard render of the same
+# take (benchmarks/bench_judge_cost.py, docs/performance.md "Judging"): large-v3-turbo
+# alone costs about a tenth of it on one thread (more on two), over issue 28's 10 %
+# budget; small about 2 %, base under 1 %. Small is the most accurate size well within it.
+CPU_RECOGNISER = "openai/whisper-small"
 RECOGNISER_ENV = "OMNIVOICE_JUDGE_RECOGNISER"  # a Whisper repo id or folder: always this
 
 
