@@ -49,10 +49,12 @@ class TakeJudgement:
 
 
 # The words judge's recogniser on a CPU. Measured against a Standard render of the same
-# take (benchmarks/bench_judge_cost.py, docs/performance.md "Judging"): large-v3-turbo
-# alone costs about a tenth of it on one thread (more on two), over issue 28's 10 %
-# budget; small about 2 %, base under 1 %. Small is the most accurate size well within it.
-CPU_RECOGNISER = "openai/whisper-small"
+# take (benchmarks/bench_judge_cost.py, docs/performance.md "Judging"), one thread:
+# large-v3-turbo alone 10-13 % of the render's CPU time, over issue 28's 10 % budget;
+# small 2-3 %, base about 1 %. A quiet machine renders up to ~2x faster than measured,
+# which would put small near the budget with the other judges; base stays well under.
+# OMNIVOICE_JUDGE_RECOGNISER=openai/whisper-small trades that margin for accuracy.
+CPU_RECOGNISER = "openai/whisper-base"
 RECOGNISER_ENV = "OMNIVOICE_JUDGE_RECOGNISER"  # a Whisper repo id or folder: always this
 
 

@@ -1,4 +1,4 @@
-"""Which Whisper the words judge hears with: the studio's model on a CUDA GPU, small on
+"""Which Whisper the words judge hears with: the studio's model on a CUDA GPU, base on
 a CPU (turbo alone costs about a tenth of a Standard render there), the environment's when
 set; never a download, and the sentence names what to download."""
 
@@ -18,7 +18,7 @@ from studio.service.judging import (
 
 def test_the_model_follows_the_device_and_the_environment(monkeypatch):
     monkeypatch.delenv(RECOGNISER_ENV, raising=False)
-    assert recogniser_model("cpu") == CPU_RECOGNISER == "openai/whisper-small"
+    assert recogniser_model("cpu") == CPU_RECOGNISER == "openai/whisper-base"
     assert recogniser_model("cpu", "openai/whisper-large-v3-turbo") == CPU_RECOGNISER
     assert recogniser_model("cuda:0") == asr.DEFAULT_ASR_MODEL
     assert recogniser_model("cuda", "my/whisper") == "my/whisper"
@@ -26,7 +26,7 @@ def test_the_model_follows_the_device_and_the_environment(monkeypatch):
     assert recogniser_model("cpu") == recogniser_model("cuda") == "openai/whisper-small"
 
 
-@pytest.mark.parametrize(("device", "model"), [("cpu", "openai/whisper-small"),
+@pytest.mark.parametrize(("device", "model"), [("cpu", "openai/whisper-base"),
                                                ("cuda", "openai/whisper-large-v3-turbo")])
 def test_a_missing_recogniser_names_the_download(monkeypatch, device, model):
     monkeypatch.delenv(RECOGNISER_ENV, raising=False)
