@@ -63,7 +63,7 @@ def test_takes_hear_the_language_id_and_score_the_words(tiny_checkpoint, capfd, 
 
     asked = []
 
-    def fake(model):  # a recogniser that hears "Hello" only: "there" was dropped
+    def fake(model, device):  # a recogniser that hears "Hello" only: "there" was dropped
         return lambda audio, rate, language: asked.append(language) or [HeardWord("Hello")]
 
     monkeypatch.setattr(judging, "whisper_recogniser", fake)

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from studio.cli import script_best_of
 from studio.cli.common import check_output, library_chatter_to_log, print_summary
 from studio.cli.options import (
     add_dictionary,
@@ -49,6 +50,7 @@ def add_parser(commands) -> None:
     render.add_argument("--srt", type=Path, help="subtitles of what was rendered")
     add_steps(render)
     add_seed(render, "line n gets seed SEED+n (a voice's own wins)")
+    script_best_of.add_argument(render)
     render.add_argument("--lufs", type=float, default=None,
                         help="loudness of the mix (default -16; -20 for an .m4b audiobook)")
     book = render.add_argument_group("audiobook (--out BOOK.m4b)")
@@ -91,6 +93,7 @@ def summarise(args: argparse.Namespace) -> dict:
         return _import(args)
     studio_model = args.studio_model
     started = time.perf_counter()
+    script_best_of.check(args)
     script, specs, lexicon = _read(args)
     from studio.scripts.render import check_timeline
 
@@ -111,8 +114,9 @@ def summarise(args: argparse.Namespace) -> dict:
     if args.srt is not None:
         check_output(args.srt, (".srt",), "subtitle file")
     _check_distinct(args, specs, stems)
+    judge = script_best_of.LineJudge(script, specs) if args.best_of > 1 else None
     with library_chatter_to_log():
-        rendered, engine = _render(args, script, specs, studio_model, lexicon)
+        rendered, engine = _render(args, script, specs, studio_model, lexicon, judge)
     from studio.scripts.export import stage_outputs
     from studio.staged import Staged
 
@@ -124,8 +128,8 @@ def summarise(args: argparse.Namespace) -> dict:
         else:
             written = [str(p) for p in stage_outputs(staged, script, rendered, args.out,
                                                      stems, args.srt)]
-        kept = _keep_takes(args, script, specs, rendered, engine) if _is_project(args.file) \
-            else 0
+        kept = _keep_takes(args, script, specs, rendered, engine, judge) \
+            if _is_project(args.file) else 0
         staged.commit()
     from studio.scripts.render import chapters
 
@@ -147,6 +151,8 @@ def summarise(args: argparse.Namespace) -> dict:
         "rendered_lines": len(rendered.fresh),
         "reused_lines": len(script.lines) - len(rendered.fresh),
         "takes_saved": kept,
+        "best_of": args.best_of,
+        **(judge.json_fields(rendered) if judge is not None else {}),
     }
     if audiobook is not None:
         summary["chapters"] = audiobook.chapters
@@ -231,21 +237,25 @@ def _reused(args, engine) -> dict[int, tuple]:
     return reuse
 
 
-def _keep_takes(args, script, specs, rendered, engine) -> int:
-    """Each line rendered now becomes a take in the take library, chosen for its line, in
-    one save of the project; when that save fails the new takes are removed again."""
+def _keep_takes(args, script, specs, rendered, engine, judge=None) -> int:
+    """Each line rendered now becomes a take in the take library (with --best-of, all its
+    takes, judged, in one batch), the mixed one chosen for its line, in one save of the
+    project; when that save fails the new takes are removed again. Returns the number of
+    takes saved."""
     from studio.engine.engine import GenerationOptions
     from studio.engine.options import DecodeOptions
     from studio.scripts.project import Project
+    from studio.service.judging import store
     from studio.service.requests import AccelState, RenderRequest
     from studio.service.takes import TakeKeeper, take_run
 
-    keeper, notes, chosen, named = TakeKeeper(), [], {}, False
+    keeper, notes, chosen, named, saved = TakeKeeper(), [], {}, False, []
     options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))
     try:
         with Project.open(args.file) as project:
             lines = project.lines()
             for n, render in sorted(rendered.fresh.items()):
+                renders = rendered.takes.get(n) or [render]
                 line, spec = script.lines[n], specs[script.lines[n].speaker]
                 reference, ref_text, voice_id = spec.get("ref"), spec.get("ref_text"), None
                 if "voice" in spec:  # the take names the saved voice, as the studio's do
@@ -258,30 +268,37 @@ def _keep_takes(args, script, specs, rendered, engine) -> int:
                 request = RenderRequest(
                     text=line.text, language=spec.get("language"),
                     instruct=spec.get("instruct"), reference=reference, ref_text=ref_text,
-                    duration=line.duration, seeds=(render.seed,), options=options,
+                    duration=line.duration, seeds=tuple(r.seed for r in renders),
+                    options=options,
                     mode="clone" if reference is not None else "design", voice_id=voice_id,
                     project=str(Path(args.file).absolute()), project_line=n + 1)
                 seconds = render.audio.size / render.sample_rate
                 run = take_run(engine.source, str(engine.device),
                                str(engine.dtype).removeprefix("torch."),
                                AccelState("off", "off", None), seconds, seconds)
-                _batch, [take_id] = keeper.save(request, [render], run, None, [None],
-                                                notes.append)
+                _batch, ids = keeper.save(request, renders, run, None, [None] * len(renders),
+                                          notes.append)
+                saved += [take_id for take_id in ids if take_id is not None]
+                if judge is not None and n in judge.judged:
+                    for take_id, result in zip(ids, judge.judged[n][0]):
+                        if take_id is not None:
+                            store(keeper.library(), take_id, result)
+                take_id = ids[next(k for k, r in enumerate(renders) if r is render)]
                 if take_id is not None:
                     chosen[lines[n].id] = take_id
             project.choose_takes(chosen)
             named = True
     except BaseException:
-        if chosen and not named:  # nothing names them: they would be orphans
+        if saved and not named:  # nothing names them: they would be orphans
             try:
-                keeper.library().remove(list(chosen.values()))
+                keeper.library().remove(saved)
             except Exception:  # the first failure is the one to tell
                 logging.getLogger(__name__).exception("removing the unsaved render's takes")
         raise
     finally:
         keeper.close()
     rendered.warnings.extend(notes)
-    return len(chosen)
+    return len(saved)
 
 
 def _read(args):
@@ -378,7 +395,7 @@ def _check_new_folder(folder: Path) -> None:
                         "writable; choose another folder.")
 
 
-def _render(args, script, specs, studio_model, lexicon):
+def _render(args, script, specs, studio_model, lexicon, judge=None):
     from studio.engine.asr import DEFAULT_ASR_MODEL
     from studio.engine.decode import DecodeOptions
     from studio.engine.engine import Engine, GenerationOptions, SynthesisItem, check_item
@@ -397,7 +414,10 @@ def _render(args, script, specs, studio_model, lexicon):
     prompts = prompt_source(engine, default_cache_folder() if disk_cache_enabled() else None,
                             DEFAULT_ASR_MODEL)
     voices = script_voices(engine, prompts, specs)
+    if judge is not None:
+        judge.device = str(engine.device)
     options = GenerationOptions(decode=DecodeOptions(num_step=args.steps))
     return render_script(engine, script, voices, options, seed=args.seed, lufs=args.lufs,
-                         lexicon=lexicon, reuse=_reused(args, engine)), engine
+                         lexicon=lexicon, reuse=_reused(args, engine), takes=args.best_of,
+                         choose=judge), engine
 

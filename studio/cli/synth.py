@@ -263,7 +263,8 @@ def _render(args, options, items, voice, command_started: float) -> dict:
         if len(results) > 1:
             # Judged against the clip cloned: --ref, or the saved voice's own clip.
             clip = args.ref if voice is None else voice[2]
-            best, judged = synth_takes.pick(args, item.text, item.language, results, clip)
+            best, judged = synth_takes.pick(args, item.text, item.language, results, clip,
+                                            str(engine.device))
             result = results[best]
         write_side_files(args, result, prompt, finish=lambda: out.finish(result.audio))
     audio_seconds = result.audio.shape[-1] / result.sample_rate

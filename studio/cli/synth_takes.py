@@ -35,24 +35,25 @@ def check(args) -> None:
 
 def seeds(args) -> list[int | None]:
     """--seed S gives S, S+1, ...; without it each take gets a fresh seed."""
-    if args.seed is None:
-        return [None] * args.takes
-    return [args.seed + i for i in range(args.takes)]
+    from studio.service.judging import take_seeds
+
+    return take_seeds(args.seed, args.takes)
 
 
-def pick(args, text: str, language: str | None, results, reference_path
-         ) -> tuple[int, dict]:
+def pick(args, text: str, language: str | None, results, reference_path,
+         device: str = "cpu") -> tuple[int, dict]:
     """(index of the take to write, the --json fields for every take and the pick)."""
-    from studio.service.judging import Judges, judge_request, ranked, whisper_recogniser
+    from studio.service.judging import judge_request, judges_for, ranked
 
-    judges = Judges(recognise=whisper_recogniser(args.asr_model))
+    judges = judges_for(device, args.asr_model)
     takes = [(r.audio.reshape(-1), r.sample_rate) for r in results]
     judged = judge_request(judges, takes, text, language, reference_path)
     order = ranked(judged)
-    best = order[0]
-    return best, {
-        "pick": best,
-        "takes": [{"seed": r.seed, "rank": order.index(i) + 1,
-                   "audio_seconds": round(r.audio.shape[-1] / r.sample_rate, 4),
-                   **j.to_dict()} for i, (r, j) in enumerate(zip(results, judged))],
-    }
+    return order[0], {"pick": order[0], "takes": takes_json(results, judged, order)}
+
+
+def takes_json(results, judged, order: list[int]) -> list[dict]:
+    """Every take's seed, rank (1 = the pick), length and judgements, in render order."""
+    return [{"seed": r.seed, "rank": order.index(i) + 1,
+             "audio_seconds": round(r.audio.shape[-1] / r.sample_rate, 4), **j.to_dict()}
+            for i, (r, j) in enumerate(zip(results, judged))]

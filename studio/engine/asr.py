@@ -16,7 +16,8 @@ from studio.errors import UserError
 log = logging.getLogger(__name__)
 
 DEFAULT_ASR_MODEL = "openai/whisper-large-v3-turbo"
-KNOWN_SIZES = {DEFAULT_ASR_MODEL: "about 1.6 GB"}
+KNOWN_SIZES = {DEFAULT_ASR_MODEL: "about 1.6 GB", "openai/whisper-tiny": "about 150 MB",
+               "openai/whisper-base": "about 290 MB", "openai/whisper-small": "about 970 MB"}
 
 
 def asr_size(model: str) -> str:

@@ -122,12 +122,13 @@ Recognise = Callable[..., Sequence[HeardWord]]
 
 
 def judge_take_words(asked: str, audio, sample_rate: int, language: str | None,
-                     recognise: Recognise | None, covers: Callable[[str | None], bool]
-                     ) -> Judgement:
-    """Transcribe and compare, or say plainly why the words were not judged."""
+                     recognise: Recognise | None, covers: Callable[[str | None], bool],
+                     missing: str | None = None) -> Judgement:
+    """Transcribe and compare, or say plainly why the words were not judged (``missing``:
+    the sentence for an absent recogniser, naming what to download)."""
     if recognise is None:
-        return not_judged("words", "Words not judged: the speech recognition model is not "
-                                   "on this computer.")
+        return not_judged("words", missing or "Words not judged: the speech recognition "
+                                              "model is not on this computer.")
     if not covers(language):
         return not_judged("words", f"Words not judged: no speech recogniser here covers "
                                    f"the language {language!r}.")

@@ -32,4 +32,6 @@ def keep_take(keeper: TakeKeeper, engine, *, text: str, language: str | None,
                    rendered.seconds, audio_seconds)
     cers = keeper.check_asr(text, [rendered], None, lambda _sentence: None)
     _batch, [take_id] = keeper.save(request, [rendered], run, None, cers, warn)
+    if take_id is not None and getattr(rendered, "judgement", None) is not None:
+        keeper.library().set_judgements(take_id, rendered.judgement)  # kept with the take
     return take_id, keeper.library().audio_path(take_id) if take_id else None

@@ -138,8 +138,8 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
                              "The voice is at most one of: a saved voice (voice), a reference "
                              "clip to clone (clip with clip_transcript), or a design (a "
                              "description or design_voice's design); with none the model "
-                             "picks a voice. Returns the take's file path, and its audio when "
-                             "include_audio is true.")
+                             "picks a voice. Returns the take's file path, its audio when "
+                             "include_audio is true, and its judgement when judge is true.")
     @guarded
     async def speak(
         text: Annotated[str, Field(description="what to say")],
@@ -157,6 +157,11 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
         speed: Annotated[float | None, Field(description="speaking rate, 1 is normal")] = None,
         include_audio: Annotated[bool, Field(
             description="also return the audio (WAV) in the result")] = False,
+        judge: Annotated[bool, Field(description=(
+            "also judge the take (takes seconds): 'judgement' then holds a combined score "
+            "0-1 and, per judge (voice match to the clip or saved voice, words heard "
+            "against the text, sound quality), a score 0-1, a verdict (ok, warn, bad, "
+            "not judged) and one line saying why"))] = False,
     ):
         from studio.serve.renderer import QueueFull, Ticket
         from studio.serve.request import check_request, parse_speech, probe_ref_audio
@@ -171,7 +176,7 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
         saved = await run_in_threadpool(_saved_voice, data_root, voice) if voice else None
         body = {"input": text, "voice": saved.name if saved else None,
                 "instructions": design, "language": language, "seed": seed,
-                "speed": speed}
+                "speed": speed, "judge": judge}
         parsed = parse_speech(body)
         path = _clip_path(clip) if clip is not None else None
         if path is not None:
@@ -212,6 +217,8 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
                   "sample_rate": rendered.sample_rate, "seed": rendered.seed,
                   "voice": resolved.name or resolved.instruct or ("clip" if path else "auto"),
                   "notes": notes + warnings}
+        if judge:
+            answer["judgement"] = rendered.judgement
         content: list = [TextContent(type="text", text=_json(answer))]
         if include_audio or take_id is None:
             wav = await run_in_threadpool(wav_bytes, rendered.audio, rendered.sample_rate)

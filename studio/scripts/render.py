@@ -54,6 +54,8 @@ class Rendered:
     lufs: float | None  # the mix's loudness after normalisation
     warnings: list[str]
     fresh: dict[int, object] = field(default_factory=dict)  # line -> Rendering made now
+    # line -> every Rendering made now for it (best of N); fresh[line] is the one picked
+    takes: dict[int, list] = field(default_factory=dict)
 
     @property
     def seconds(self) -> float:
@@ -121,14 +123,18 @@ def _pieces(rendered: Rendered, speaker: str | None, size: int, gain: float):
 def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options, *,
                   seed: int | None = None, lufs: float = DEFAULT_LUFS, lexicon=None,
                   reuse: dict[int, tuple[np.ndarray, int]] | None = None,
-                  on_line=None, cancel=None) -> Rendered:
+                  on_line=None, cancel=None, takes: int = 1, choose=None) -> Rendered:
     """Render every line of ``script`` in the voice of its speaker and mix them.
 
     ``seed`` gives line ``n`` the seed ``seed + n`` (a voice's locked seed wins);
     ``reuse`` maps a line's index to (audio, seed) rendered before (a project's chosen
     take), which is mixed as it is; ``on_line(done, total)`` reports each batch.
+    ``takes``: each line rendered that many times (seeds base, base+1, ...), and
+    ``choose(line_index, renderings)`` gives the index of the one mixed (default: the
+    first); all of them are kept in :attr:`Rendered.takes`.
     """
     reuse = reuse or {}
+    from studio.service.judging import take_seeds
     from studio.service.voices import synthesis_items
 
     missing = [s for s in script.speakers if s not in voices]
@@ -141,36 +147,42 @@ def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options,
     # must fill a subtitle cue is one chunk rendered to the frame, untrimmed.
     base = replace(options, pad_duration=0.0)
     timed = replace(base, postprocess=False, first_chunk_duration=base.chunk_duration)
-    items, groups = [], {}
+    items, groups = [], {}  # items[n][k]: line n's take k
     for n, line in enumerate(script.lines):
         voice = voices[line.speaker]
         line_seed = voice.seed if voice.seed is not None else (
             seed + n if seed is not None else None)
-        items += synthesis_items(line.text, [line_seed], language=voice.language,
-                                 instruct=voice.instruct, prompt=voice.prompt,
-                                 duration=line.duration, lexicon=lexicon)
+        items.append(synthesis_items(line.text, take_seeds(line_seed, takes),
+                                     language=voice.language, instruct=voice.instruct,
+                                     prompt=voice.prompt, duration=line.duration,
+                                     lexicon=lexicon))
         if n in reuse:
             continue
-        groups.setdefault((line.speaker, line.duration is not None), []).append(n)
+        groups.setdefault((line.speaker, line.duration is not None), []).extend(
+            (n, k) for k in range(takes))
         if line.duration is not None:
             warnings += _cue_fit(engine, n, line, voice, base.chunk_duration)
+    made: dict[int, list] = {n: [None] * takes for n in range(len(items)) if n not in reuse}
+    for (_speaker, is_timed), members in groups.items():
+        for start in range(0, len(members), BATCH):
+            batch = members[start:start + BATCH]
+            renders = engine.synthesize([items[n][k] for n, k in batch],
+                                        timed if is_timed else base, cancel=cancel)
+            for (n, k), render in zip(batch, renders):
+                made[n][k] = render
+            if on_line is not None:  # a line is done once all its takes are in
+                done = sum(None not in renders for renders in made.values())
+                on_line(done, len(items))
     audio: list[np.ndarray | None] = [reuse[n][0] if n in reuse else None
                                       for n in range(len(items))]
     seeds: list[int] = [reuse[n][1] if n in reuse else 0 for n in range(len(items))]
     fresh = {}
-    done = 0
-    for (_speaker, is_timed), members in groups.items():
-        for start in range(0, len(members), BATCH):
-            batch = members[start:start + BATCH]
-            renders = engine.synthesize([items[i] for i in batch], timed if is_timed else base,
-                                        cancel=cancel)
-            for i, render in zip(batch, renders):
-                audio[i], seeds[i], fresh[i] = render.audio, render.seed, render
-            done += len(batch)
-            if on_line is not None:
-                on_line(done, len(items))
+    for n, renders in made.items():
+        pick = choose(n, renders) if choose is not None and takes > 1 else 0
+        audio[n], seeds[n], fresh[n] = renders[pick].audio, renders[pick].seed, renders[pick]
     rendered = mix_lines(script, audio, seeds, engine.sample_rate, lufs, warnings)
     rendered.fresh = fresh
+    rendered.takes = made
     return rendered
 
 

@@ -29,12 +29,15 @@ from studio.serve.headers import SafeHeaders, header_value
 from studio.serve.intake import BodyBudget, read_speech
 from studio.serve.renderer import QueueFull, Renderer, Ticket
 from studio.serve.request import (
+    JUDGE_HEADER,
     MAX_BODY_BYTES,
     RequestError,
     TooLarge,
     Unauthorized,
+    apply_judge_header,
     check_request,
 )
+from studio.serve.scores import score_headers
 from studio.serve.voices import resolve_voice, saved_voices
 from studio.sound.stream_out import SSE_DONE, SSE_ERROR, SSE_MEDIA_TYPE
 
@@ -138,6 +141,7 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
     async def speech(request: Request):
         check_key(request)
         parsed = await read_speech(request, intake, read_body)
+        apply_judge_header(parsed, request.headers.get(JUDGE_HEADER))
         voice = await run_in_threadpool(resolve_voice, parsed, data_root)
         notes = check_request(parsed, voice)
         if parsed.seed is None and voice.seed is None:
@@ -160,10 +164,11 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
         if first[0] == "error":
             return error(*first[1])
         if parsed.stream:
+            finished: dict = {}  # the render's last event, for the SSE done event
             pieces = audio_pieces(ticket, first, parsed.response_format,
-                                  renderer.engine.sample_rate)
+                                  renderer.engine.sample_rate, finished)
             if parsed.sse:
-                return StreamingResponse(sse_body(pieces, parsed.response_format),
+                return StreamingResponse(sse_body(pieces, parsed.response_format, finished),
                                          media_type=SSE_MEDIA_TYPE, headers=headers)
             return StreamingResponse(raw_body(pieces),
                                      media_type=MEDIA_TYPES[parsed.response_format],
@@ -180,8 +185,11 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
                                        parsed.response_format)
         headers.update({"X-Batch-Size": str(done.batch_size),
                         "X-Audio-Duration-S": f"{done.audio.shape[-1] / done.sample_rate:.3f}"})
+        if done.judgement is not None:
+            headers.update(score_headers(done.judgement))
         if parsed.sse:  # a format that cannot stream: the whole file as one event
-            return Response(audio_event(data, parsed.response_format) + sse_event(SSE_DONE),
+            return Response(audio_event(data, parsed.response_format)
+                            + done_event(done.judgement),
                             media_type=SSE_MEDIA_TYPE, headers=headers)
         return Response(data, media_type=MEDIA_TYPES[parsed.response_format], headers=headers)
 
@@ -224,9 +232,11 @@ class StreamStopped(Exception):
     """A render that failed after the response's headers went out: (status, sentence)."""
 
 
-async def audio_pieces(ticket: Ticket, first, fmt: str, sample_rate: int):
+async def audio_pieces(ticket: Ticket, first, fmt: str, sample_rate: int,
+                       finished: dict | None = None):
     """The stream's bytes as the render makes them (a WAV stream's header with the first
-    piece); raises :class:`StreamStopped` if the render fails part-way."""
+    piece); raises :class:`StreamStopped` if the render fails part-way. The finished
+    render (with its judgement, if asked) is left in ``finished["done"]``."""
     from studio.sound.stream_out import pcm16, wav_stream_header
 
     header = wav_stream_header(sample_rate) if fmt == "wav" else b""
@@ -240,6 +250,8 @@ async def audio_pieces(ticket: Ticket, first, fmt: str, sample_rate: int):
             elif kind == "error":
                 raise StreamStopped(*payload)
             else:
+                if finished is not None:
+                    finished["done"] = payload
                 if header:
                     yield header
                 return
@@ -258,9 +270,17 @@ async def raw_body(pieces):
             log.warning("a streamed render stopped: %s", stop.args[1])
 
 
-async def sse_body(pieces, fmt: str):
-    """speech.audio.delta events, then speech.audio.done, or speech.audio.error with
-    the sentence when the render fails part-way (the audio sent so far is incomplete)."""
+def done_event(judgement: dict | None) -> bytes:
+    """speech.audio.done, carrying the take's judgement when one was asked for."""
+    if judgement is None:
+        return sse_event(SSE_DONE)
+    return sse_event(SSE_DONE, judgement=judgement)
+
+
+async def sse_body(pieces, fmt: str, finished: dict | None = None):
+    """speech.audio.delta events, then speech.audio.done (with the judgement, if asked),
+    or speech.audio.error with the sentence when the render fails part-way (the audio
+    sent so far is incomplete)."""
     async with aclosing(pieces):
         try:
             async for piece in pieces:
@@ -269,4 +289,5 @@ async def sse_body(pieces, fmt: str):
             log.warning("a streamed render stopped: %s", stop.args[1])
             yield sse_event(SSE_ERROR, error=error_body(*stop.args))
             return
-        yield sse_event(SSE_DONE)
+        done = (finished or {}).get("done")
+        yield done_event(getattr(done, "judgement", None))

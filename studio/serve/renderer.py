@@ -97,12 +97,16 @@ class Rendered:
     seed: int
     batch_size: int
     seconds: float
+    judgement: dict | None = None  # when the request asked (studio.serve.scores)
 
 
 class Renderer:
     def __init__(self, model: str | None, device: str = "auto", precision: str = "auto",
-                 limit: int = 16, batch: int = 8, data_root: Path | None = None):
+                 limit: int = 16, batch: int = 8, data_root: Path | None = None,
+                 asr_model: str | None = None):
         self.model, self.device, self.precision = model, device, precision
+        self.asr_model = asr_model  # the words judge's recogniser (None: the default)
+        self._judges = None  # loaded on the model's thread by the first judged request
         self.limit, self.batch = limit, batch
         self.data_root = data_root
         self.engine = None  # set on the worker thread; read-only elsewhere (info)
@@ -256,8 +260,10 @@ class Renderer:
                     on_chunk=lambda chunk: ready[chunk.item].send("chunk", chunk.audio))
                 seconds = time.perf_counter() - started
                 for ticket, result in zip(ready, results):
+                    judgement = self._judge(ticket, result) \
+                        if ticket.request.judge and not ticket.gone.is_set() else None
                     ticket.send("done", Rendered(result.audio, result.sample_rate, result.seed,
-                                                 len(ready), seconds))
+                                                 len(ready), seconds, judgement))
                 self._batch_seconds = 0.7 * self._batch_seconds + 0.3 * seconds
         except Cancelled:
             log.info("a batch of %d stopped: every client went away", len(ready))
@@ -271,6 +277,16 @@ class Renderer:
                                            "details are in its log file."))
         finally:
             self._release(len(tickets))
+
+    def _judge(self, ticket: Ticket, result) -> dict:
+        """The take's judgement, by judges this thread loads once and keeps."""
+        from studio.serve.scores import judge_take
+        from studio.service.judging import judges_for
+
+        if self._judges is None:
+            self._judges = judges_for(str(self.engine.device), self.asr_model)
+        return judge_take(self._judges, ticket.request, ticket.voice, result.audio,
+                          result.sample_rate)
 
     def _lexicon(self):
         """The data folder's pronunciations.json, read for each batch as the studio reads

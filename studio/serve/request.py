@@ -91,6 +91,7 @@ class SpeechRequest:
     ref_text: str | None = None
     model: str | None = None
     extras: dict = field(default_factory=dict)
+    judge: bool = False  # score the take (response headers, or the SSE done event)
 
 
 def _string(body: dict, key: str, limit: int = MAX_FIELD_CHARS) -> str | None:
@@ -194,6 +195,9 @@ def parse_speech(body: object) -> SpeechRequest:
     # OpenAI's stream_format streams what can be streamed; another format comes whole
     # (for sse, as one event). A bare stream: true stays raw audio, as before.
     stream = stream or (kind is not None and fmt in STREAM_FORMATS)
+    judge = _flag(body, "judge")
+    if judge and stream and kind != "sse":
+        raise BadRequest(JUDGE_NOT_STREAMED)
     extra = body.get("extra_params")
     if extra is not None and not isinstance(extra, dict):
         raise BadRequest("The field 'extra_params' must be a JSON object.")
@@ -252,7 +256,29 @@ def parse_speech(body: object) -> SpeechRequest:
         ref_key=key,
         ref_text=ref_text,
         model=_string(body, "model"),
+        judge=judge,
     )
+
+
+JUDGE_NOT_STREAMED = (
+    "A streamed response's headers go out before the take is whole, so they cannot carry "
+    "its scores; ask for stream_format \"sse\" (the scores come in the speech.audio.done "
+    "event) or leave stream out.")
+JUDGE_HEADER = "x-omnivoice-judge"
+
+
+def apply_judge_header(parsed: SpeechRequest, value: str | None) -> None:
+    """The X-OmniVoice-Judge header (1/true/yes or 0/false/no) asks for judging as the
+    body's ``judge`` field does; either one turns it on."""
+    if value is None:
+        return
+    word = value.strip().lower()
+    if word not in ("1", "true", "yes", "0", "false", "no"):
+        raise BadRequest("The header X-OmniVoice-Judge must be 1 (score the take) or 0.")
+    if word in ("1", "true", "yes"):
+        if parsed.stream and not parsed.sse:
+            raise BadRequest(JUDGE_NOT_STREAMED)
+        parsed.judge = True
 
 
 def check_request(parsed, voice) -> list[str]:

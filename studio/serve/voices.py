@@ -27,6 +27,7 @@ class ResolvedVoice:
     language: str | None  # a saved voice's language, when the request names none
     seed: int | None  # a saved voice's locked seed, when the request sets none
     name: str | None  # the saved voice's name, for the response headers
+    clip_path: Path | None = None  # a saved voice's reference clip (the voice judge's)
 
 
 def saved_voices(root: Path) -> list[dict]:
@@ -54,7 +55,8 @@ def resolve_voice(request: SpeechRequest, root: Path) -> ResolvedVoice:
                 voice = None
             if voice is not None:
                 return ResolvedVoice(library.prompt_path(voice.id), voice.instruct,
-                                     voice.language, voice.seed, voice.name)
+                                     voice.language, voice.seed, voice.name,
+                                     library.clip_path(voice.id))
     try:
         design = instruct_or_description(request.instruct)
     except UserError as exc:

@@ -63,7 +63,49 @@ class TakeJudgement:
         return next((j for j in self.judgements if j.judge == judge), None)
 
 
-def whisper_recogniser(asr_model: str | None = None) -> Recognise | None:
+# The words judge's recogniser on a CPU. Measured against a Standard render of the same
+# take (benchmarks/bench_judge_cost.py, docs/performance.md "Judging"), one thread:
+# large-v3-turbo alone 10-13 % of the render's CPU time, over issue 28's 10 % budget;
+# small 2-3 %, base about 1 %. A quiet machine renders up to ~2x faster than measured,
+# which would put small near the budget with the other judges; base stays well under.
+# OMNIVOICE_JUDGE_RECOGNISER=openai/whisper-small trades that margin for accuracy.
+CPU_RECOGNISER = "openai/whisper-base"
+RECOGNISER_ENV = "OMNIVOICE_JUDGE_RECOGNISER"  # a Whisper repo id or folder: always this
+
+
+def recogniser_model(device: str = "cpu", asr_model: str | None = None) -> str:
+    """Which Whisper the words judge uses: the environment's choice, else the studio's
+    transcription model on a CUDA GPU and :data:`CPU_RECOGNISER` elsewhere."""
+    import os
+
+    from studio.engine.asr import DEFAULT_ASR_MODEL
+
+    chosen = os.environ.get(RECOGNISER_ENV, "").strip()
+    if chosen:
+        return chosen
+    if str(device).startswith("cuda"):
+        return asr_model or DEFAULT_ASR_MODEL
+    return CPU_RECOGNISER
+
+
+def recogniser_missing(model: str) -> str:
+    from studio.engine.asr import asr_size
+
+    return (f"Words not judged: the speech recogniser {model} ({asr_size(model)}) is not on "
+            f"this computer; run omnivoice-desktop download {model} to get it.")
+
+
+def judges_for(device: str = "cpu", asr_model: str | None = None,
+               weights: dict[str, float] | None = None) -> Judges:
+    """Judges whose words judge hears with :func:`recogniser_model`'s Whisper when it is
+    on this computer, and otherwise says which model to download."""
+    model = recogniser_model(device, asr_model)
+    recognise = whisper_recogniser(model, device)
+    return Judges(recognise=recognise, weights=weights,
+                  missing=recogniser_missing(model) if recognise is None else None)
+
+
+def whisper_recogniser(asr_model: str | None = None, device: str = "cpu") -> Recognise | None:
     """A recogniser over the studio's Whisper when its weights are on this computer
     (None otherwise: judging never starts a download)."""
     from studio.engine.asr import DEFAULT_ASR_MODEL, Transcriber, asr_source
@@ -71,7 +113,7 @@ def whisper_recogniser(asr_model: str | None = None) -> Recognise | None:
     model = asr_model or DEFAULT_ASR_MODEL
     if asr_source(model) is None:
         return None
-    transcriber = Transcriber(model)
+    transcriber = Transcriber(model, str(device))
 
     def recognise(audio: np.ndarray, sample_rate: int, language: str | None):
         return [HeardWord(t, s, e) for t, s, e in transcriber.words(audio, sample_rate, language)]
@@ -91,8 +133,9 @@ class Judges:
 
     def __init__(self, recognise: Recognise | None = None,
                  covers: Callable[[str | None], bool] = _whisper_covers,
-                 weights: dict[str, float] | None = None):
+                 weights: dict[str, float] | None = None, missing: str | None = None):
         self.recognise, self.covers, self.weights = recognise, covers, weights
+        self.missing = missing  # why there is no recogniser, when known
         self._loaded: dict[str, object] = {}
 
     def _get(self, name: str, build: Callable[[], object]):
@@ -187,7 +230,7 @@ class Judges:
         if heard is not None and self.covers(language):
             return self._guarded("words", judge_words, text, heard)
         return self._guarded("words", judge_take_words, text, audio, rate, language,
-                             self.recognise, self.covers)
+                             self.recognise, self.covers, self.missing)
 
     @staticmethod
     def _guarded(judge: str, run: Callable[..., Judgement], *args) -> Judgement:
@@ -195,6 +238,16 @@ class Judges:
             return run(*args)
         except Exception as exc:
             return judge_failed(judge, exc)
+
+
+def take_seeds(base: int | None, count: int) -> list[int | None]:
+    """The seeds of ``count`` takes of one request: base, base+1, ... (wrapping within the
+    seed range), or a fresh seed each when no base is given."""
+    from studio.engine.options import MAX_SEED
+
+    if base is None:
+        return [None] * count
+    return [(base + k) % (MAX_SEED + 1) for k in range(count)]
 
 
 def ranked(results: Sequence[TakeJudgement]) -> list[int]:

@@ -32,30 +32,43 @@ class TakeJudging:
         return asked or (self.judging is not None and self.judging.enabled)
 
     def judges(self):
-        """The one Judges, made here on first use; the recogniser is the worker's own
-        Whisper (the one the ASR check and transcriptions use), when it is on disk."""
+        """The one Judges, made here on first use. Its words judge hears with the Whisper
+        service.judging.recogniser_model picks for this device (base on a CPU, where the
+        studio's turbo costs more than judging may), when it is on disk; the worker's own
+        Whisper serves when that is the one picked."""
         from studio.service.judging import Judges
 
         settings = self.judging or JudgingSettings()
         if self._judges is None:
             self._judges = Judges(weights=dict(settings.weights))
-        self._judges.recognise = self._recogniser()
+        if self._judges.recognise is None:  # again until found: a download lands meanwhile
+            self._judges.recognise, self._judges.missing = self._recogniser()
         return self._judges
 
     def _recogniser(self):
+        """(recognise, why there is none) for the words judge."""
+        from studio.service.judging import (
+            recogniser_missing,
+            recogniser_model,
+            whisper_recogniser,
+        )
+
+        asr_model = self._request.asr_model if self._request is not None else None
+        device = str(self.engine.device) if self.engine is not None else "cpu"
+        model = recogniser_model(device, asr_model)
         prompts = self.prompts
-        if prompts is None or prompts.transcriber_factory is None:
-            return None
-        from studio.engine.asr import asr_source
+        if model == asr_model and prompts is not None and prompts.transcriber_factory:
+            from studio.engine.asr import asr_source
 
-        model = self._request.asr_model if self._request is not None else None
-        if model and asr_source(model) is None:  # judging never starts a download
-            return None
+            if asr_source(model) is None:  # judging never starts a download
+                return None, recogniser_missing(model)
 
-        def recognise(audio, rate, language):
-            return [HeardWord(*w) for w in prompts.transcribe_words(audio, rate, language)]
+            def recognise(audio, rate, language):
+                return [HeardWord(*w) for w in prompts.transcribe_words(audio, rate, language)]
 
-        return recognise
+            return recognise, None
+        recognise = whisper_recogniser(model, device)
+        return recognise, None if recognise is not None else recogniser_missing(model)
 
     def asr_transcriber(self, request, language: str | None, heard: list):
         """The ASR check's transcriber; while judging, it keeps each take's words with

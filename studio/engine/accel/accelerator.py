@@ -18,7 +18,6 @@ thread: the one that owns the engine.
 from __future__ import annotations
 
 import logging
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
@@ -28,7 +27,7 @@ from studio.engine.accel.platform import (
     compile_any_arch,
     machine_problems,
 )
-from studio.engine.accel.reasons import Reason, classify, fallback_text
+from studio.engine.accel.reasons import Reason, classify, fallback_text, let_go
 from studio.engine.options import ACCEL_MODES
 
 log = logging.getLogger(__name__)
@@ -47,22 +46,6 @@ class AccelReport:
     active: str
     reason: str | None  # why active differs from requested
     codes: tuple[str, ...] = ()  # the reason codes, for tests and logs
-
-
-def _let_go(exc: BaseException) -> str:
-    """The traceback of ``exc`` as text, then every finished frame in it cleared.
-
-    A failed render's frames hold its activations (on a GPU, maybe gigabytes);
-    text in the log and cleared frames mean nothing keeps them alive, not a
-    logging handler that keeps records, nor a caller that keeps the exception.
-    """
-    text = "".join(traceback.format_exception(exc)).rstrip()
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        traceback.clear_frames(exc.__traceback__)
-        exc = exc.__cause__ or exc.__context__
-    return text
 
 
 def _passthrough() -> tuple[type[BaseException], ...]:
@@ -141,7 +124,7 @@ class Accelerator:
             runner.warm_up()
         except Exception as exc:
             reason = classify(exc, during=during)
-            log.warning("%s could not be applied:\n%s", mode, _let_go(exc))
+            log.warning("%s could not be applied:\n%s", mode, let_go(exc))
         else:
             self._runner = runner
             self._mode = mode
@@ -215,7 +198,7 @@ class Accelerator:
             runner.unapply()
         except Exception as exc:
             log.error("undoing the accelerator failed; its patched weights stay in use:\n%s",
-                      _let_go(exc))
+                      let_go(exc))
 
     def _latch(self, mode: str, reason: Reason) -> None:
         """Switch ``mode`` off for the life of this Accelerator."""
@@ -225,7 +208,7 @@ class Accelerator:
             try:
                 self.platform.reset_compiler()
             except Exception as exc:
-                log.error("resetting torch.compile failed:\n%s", _let_go(exc))
+                log.error("resetting torch.compile failed:\n%s", let_go(exc))
 
     # ----------------------------------------------------------------- render
 
@@ -240,7 +223,7 @@ class Accelerator:
         except Exception as exc:
             reason = classify(exc, during="run")
             log.warning("%s failed during a render; rendering on the standard path:\n%s",
-                        self._mode, _let_go(exc))
+                        self._mode, let_go(exc))
         else:
             failure = getattr(self._runner, "failure", None)
             if failure is not None:  # it finished the render on the standard path itself

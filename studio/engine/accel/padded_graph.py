@@ -33,7 +33,7 @@ from typing import Any
 import torch
 
 from studio.engine.accel.graph_cache import MAX_GRAPHS, GraphCache, GraphThreadError
-from studio.engine.accel.reasons import Reason, classify
+from studio.engine.accel.reasons import Reason, classify, let_go
 from studio.engine.model import OmniVoiceNet
 
 log = logging.getLogger(__name__)
@@ -126,11 +126,10 @@ class PaddedGraphRunner:
         except GraphThreadError:
             raise
         except Exception as exc:
-            from studio.engine.accel.accelerator import _let_go  # it imports this module lazily
 
             self.failure = classify(exc, during="capture")
             # As text, with its frames cleared: they may hold a step's activations.
-            log.warning("CUDA graph capture failed; the render finishes eagerly:\n%s", _let_go(exc))
+            log.warning("CUDA graph capture failed; the render finishes eagerly:\n%s", let_go(exc))
         else:
             return self.graphs.put(key, _Graph(*static, replay, out))
         # Out of the except block: the failed capture's frames are gone.

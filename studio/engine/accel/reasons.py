@@ -9,6 +9,7 @@ What each reason means and what to do about it is in docs/performance.md.
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass
 
 # code -> detail template. The component ("flashinfer", "compile") is prefixed.
@@ -87,3 +88,19 @@ def classify(exc: BaseException, during: str = "run") -> Reason:
         return reason("package_missing", package=(exc.name or "package"))
     code = {"apply": "apply_failed", "capture": "graph_capture_failed"}.get(during, "kernel_failed")
     return reason(code, error=_error_name(exc))
+
+
+def let_go(exc: BaseException) -> str:
+    """The traceback of ``exc`` as text, then every finished frame in it cleared.
+
+    A failed render's frames hold its activations (on a GPU, maybe gigabytes);
+    text in the log and cleared frames mean nothing keeps them alive, not a
+    logging handler that keeps records, nor a caller that keeps the exception.
+    """
+    text = "".join(traceback.format_exception(exc)).rstrip()
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)
+        exc = exc.__cause__ or exc.__context__
+    return text
