@@ -48,8 +48,15 @@ def parse_args(argv=None):
 
 def run_child(args) -> dict:
     import torch
-
-    from bench_engine import GREEDY, LANGUAGE, REF_CLIP_SECONDS, REF_TEXT, peak_rss_gib, speech_like, text_for
+    from bench_engine import (
+        GREEDY,
+        LANGUAGE,
+        REF_CLIP_SECONDS,
+        REF_TEXT,
+        peak_rss_gib,
+        speech_like,
+        text_for,
+    )
 
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
     row, sr = args.child, 24000
@@ -57,8 +64,8 @@ def run_child(args) -> dict:
     t0 = time.perf_counter()
     if row == "reference":
         import omnivoice
-
         from bench_engine import run_reference
+
         from studio.engine.duration import DurationEstimator
         from studio.engine.prompt import VoicePrompt
 

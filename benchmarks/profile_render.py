@@ -26,8 +26,16 @@ for path in (str(HERE.parent), str(HERE)):
         sys.path.insert(0, path)
 
 import torch  # noqa: E402
-
-from bench_engine import GREEDY, LANGUAGE, REF_CLIP_SECONDS, REF_TEXT, log, machine_info, speech_like, text_for  # noqa: E402,E501
+from bench_engine import (  # noqa: E402
+    GREEDY,
+    LANGUAGE,
+    REF_CLIP_SECONDS,
+    REF_TEXT,
+    log,
+    machine_info,
+    speech_like,
+    text_for,
+)
 
 
 def parse_args(argv=None):
