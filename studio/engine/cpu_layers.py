@@ -43,6 +43,7 @@ class PackedLinear(nn.Module):
         super().__init__()
         if linear.bias is not None:
             raise ValueError("prepacked linears here carry no bias (Qwen3 projections have none)")
+        self.in_features, self.out_features = linear.in_features, linear.out_features
         self.register_buffer("packed", torch.ops.mkldnn._reorder_linear_weight(linear.weight.detach(), None),
                              persistent=False)
 
