@@ -16,6 +16,7 @@ import numpy as np
 
 from studio.engine.audio import resample
 from studio.judges.assets import dnsmos_model
+from studio.judges.onnx import one_thread_session
 from studio.judges.scores import BAD, OK, WARN, Judgement, verdict_for
 from studio.library.suspect import CLIPPED, NEAR_SILENT, inspect
 
@@ -42,13 +43,7 @@ class Dnsmos:
     """One onnxruntime session (a single intra-op thread: it must not fight torch)."""
 
     def __init__(self):
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(
-            str(dnsmos_model()), options, providers=["CPUExecutionProvider"])
+        self._session = one_thread_session(dnsmos_model())
         self._input = self._session.get_inputs()[0].name
 
     def __call__(self, audio: np.ndarray, sample_rate: int) -> Mos:

@@ -12,6 +12,7 @@ import numpy as np
 
 from studio.engine.audio import resample
 from studio.judges.assets import silero_vad_model
+from studio.judges.onnx import one_thread_session
 
 RATE = 16000
 CHUNK = 512
@@ -23,13 +24,7 @@ class SpeechDetector:
     """One onnxruntime session on one thread (it must not fight torch for cores)."""
 
     def __init__(self):
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(
-            str(silero_vad_model()), options, providers=["CPUExecutionProvider"])
+        self._session = one_thread_session(silero_vad_model())
 
     def probabilities(self, audio: np.ndarray, sample_rate: int) -> np.ndarray:
         """Speech probability of each 32 ms chunk of the clip (mono float32 in)."""
