@@ -64,8 +64,9 @@ def probe(
         any_arch = False
     result: Availability = {"off": (True, None)}
     for mode in ACCEL_MODES[1:]:
-        if mode == "auto":  # it picks among what runs here; the standard path at worst
-            result[mode] = (True, None)
+        if mode == "auto":  # it picks among the CUDA paths: without CUDA it is just "off"
+            no_gpu = reason("torch_missing") if platform is None else platform.gpu()[0]
+            result[mode] = (True, None) if no_gpu is None else (False, unavailable(mode, [no_gpu]))
             continue
         name = component(mode)
         if platform is None:
