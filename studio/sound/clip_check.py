@@ -19,6 +19,7 @@ TRIM_S = 10.0  # what "Trim to the best 10 s" keeps
 FRAME_S = 0.02
 CLIP_LEVEL = 0.999  # |sample| at or above this is full scale
 CLIP_RUN = 3  # full-scale samples in a row: the waveform was cut off there
+NOISE_WARNING = "Background noise is loud"  # how the noise sentence starts
 NOISY_FLOOR_DBFS = -45.0  # a floor (between words) louder than this is audible hiss or room
 LOW_SNR_DB = 20.0  # speech less than this above the floor: the noise competes with the voice
 VOICED_OVER_FLOOR_DB = 12.0
@@ -114,7 +115,7 @@ def check_clip(audio: np.ndarray, sample_rate: int) -> ClipCheck:
                             f"place{'s' if clipped != 1 else ''}); record it a little quieter.")
         if floor is not None and voiced.sum() < levels.size:
             if floor > NOISY_FLOOR_DBFS:
-                warnings.append(f"Background noise is loud ({floor:.0f} dBFS between words); a "
+                warnings.append(f"{NOISE_WARNING} ({floor:.0f} dBFS between words); a "
                                 "quieter room clones better, as the clone copies the noise too.")
             elif speech - floor < LOW_SNR_DB:
                 warnings.append(f"The voice is only {speech - floor:.0f} dB above the background; "

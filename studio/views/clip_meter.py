@@ -11,7 +11,7 @@ from PySide6.QtCore import QRectF, QSize, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from studio.sound.clip_check import BEST_S, LONG_S, TOO_SHORT_S, TRIM_S, ClipCheck
+from studio.sound.clip_check import BEST_S, LONG_S, NOISE_WARNING, TOO_SHORT_S, TRIM_S, ClipCheck
 from studio.views.widgets.labels import MessageLabel
 
 SCALE_S = 20.0  # the bar's right end; longer clips pin the marker there
@@ -75,6 +75,7 @@ class ClipMeter(QWidget):
         self.setObjectName("clipMeter")
         self.setAccessibleName("Reference clip checks")
         self.check: ClipCheck | None = None
+        self.noise_suppressed = False  # the cleanup removes the noise: no warning about it
         self.bar = LengthBar()
         self.bar.setObjectName("clipLengthBar")
         self.lengthLabel = QLabel("")
@@ -116,11 +117,19 @@ class ClipMeter(QWidget):
         self.trimBestButton.setVisible(check.seconds > BEST_S[1])
         # The length is said on the scale; the sentences are for what else is wrong.
         others = [w for w in check.warnings if not w.startswith("The clip is only")
-                  and not w.startswith(f"The clip is {check.seconds:.0f} s")]
+                  and not w.startswith(f"The clip is {check.seconds:.0f} s")
+                  and not (self.noise_suppressed and w.startswith(NOISE_WARNING))]
         if others:
             self.warningsLabel.show_message(" ".join(others))
         else:
             self.warningsLabel.clear_message()
+
+    def set_noise_suppressed(self, on: bool) -> None:
+        """The Clone view's noise suppression is on (or off again): the loud-background
+        warning gives way to the cleanup's own line, which says the noise before and after."""
+        if on != self.noise_suppressed:
+            self.noise_suppressed = on
+            self.set_check(self.check)
 
     def warnings(self) -> tuple[str, ...]:
         return self.check.warnings if self.check is not None else ()

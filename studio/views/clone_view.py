@@ -49,6 +49,7 @@ class CloneView(JobSlots, QWidget):
         self.reference.setObjectName("referencePanel")
         self.cleanup = CleanupPanel(self.reference.waveform, player)
         self.reference.add_under_clip(self.cleanup)
+        self.cleanup.state_changed.connect(self._noise_handled)
         self.form = GenerateForm(STATE_PREFIX, player=player)
         self.form.setObjectName("cloneForm")
         self.voices = VoicePicker(voices)  # ``voices``: a read-only VoiceLibrary, for tests
@@ -129,6 +130,13 @@ class CloneView(JobSlots, QWidget):
     def _sync_cleanup(self) -> None:
         """The cleanup follows the clip; a saved voice is used as it was saved."""
         self.cleanup.set_source(None if self._voice is not None else self.reference.reference())
+        self._noise_handled()
+
+    def _noise_handled(self) -> None:
+        """With noise suppression on, the clip's noise is the cleanup's to say (before and
+        after), not a red warning about a noise that will not be encoded."""
+        self.reference.clipMeter.set_noise_suppressed(
+            "noise" in self.cleanup.steps() and self._voice is None)
 
     def _reference_changed(self, path: Path | None) -> None:
         if path is not None and self.form.message_text() == NO_REFERENCE:
@@ -247,6 +255,7 @@ class CloneView(JobSlots, QWidget):
         steps = settings.state(f"{STATE_PREFIX}/cleanup")
         if isinstance(steps, str):
             self.cleanup.set_steps(tuple(s for s in steps.split(",") if s))
+            self._noise_handled()
         self.reference.restore_state(settings)
         self.form.restore_state(settings)
         voice_id = settings.state(f"{STATE_PREFIX}/voice")

@@ -146,3 +146,19 @@ def test_a_cleaned_clip_brought_back_is_not_cleaned_again(qtbot, view, noisy_cli
     with qtbot.waitSignal(view.render_requested) as emitted:
         view.form.generateButton.click()
     assert emitted.args[0].reference == first
+
+
+def test_with_noise_suppression_on_the_noise_is_not_a_red_warning(qtbot, view, tmp_path):
+    """The review saw "Background noise is loud" in red above the cleanup's own line
+    "Background noise -37 dBFS -> -72 dBFS": the warning was about a noise no longer encoded."""
+    speech, rate = espeak(tmp_path)
+    hiss = np.random.default_rng(3).standard_normal(speech.size).astype(np.float32) * 0.03
+    path = tmp_path / "hissy.wav"
+    write_audio_atomic(path, speech + hiss, rate)
+    view.reference.set_reference(path)
+    warned = view.reference.clipMeter.warningsLabel
+    assert warned.text().startswith("Background noise is loud"), warned.text()
+    view.cleanup.checks["noise"].setChecked(True)
+    assert "Background noise is loud" not in warned.text()
+    view.cleanup.checks["noise"].setChecked(False)  # the clip as it is: said again
+    assert warned.text().startswith("Background noise is loud")
