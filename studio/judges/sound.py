@@ -73,7 +73,7 @@ def judge_sound(audio: np.ndarray, sample_rate: int, dnsmos: Dnsmos) -> Judgemen
     elif badges and verdict == OK:
         verdict = WARN
     line = f"Quality {mos.ovrl:.1f} of 5 (speech {mos.sig:.1f}, background {mos.bak:.1f})"
-    line += f"; {', '.join(badges)}." if badges else "."
+    line += f"; {', '.join(b.replace('-', ' ') for b in badges)}." if badges else "."
     return Judgement("sound", score, verdict, line,
                      {"ovrl": round(mos.ovrl, 3), "sig": round(mos.sig, 3),
                       "bak": round(mos.bak, 3), "badges": list(badges)})

@@ -292,7 +292,7 @@ def judge_request(judges: Judges, takes: Sequence[Audio], text: str, language: s
 
 
 def passes(result: TakeJudgement, pass_at: float) -> bool:
-    """No judge says bad and the combined score reaches ``pass_at``."""
+    """No judge says bad ("poor" on the cards) and the combined score reaches ``pass_at``."""
     return (result.combined is not None and result.combined >= pass_at
             and all(j.verdict != BAD for j in result.judgements))
 
@@ -302,15 +302,22 @@ def _out_of_100(value: float) -> str:
 
 
 def pass_note(results: Sequence[TakeJudgement], pass_at: float, limit: int) -> str:
-    """What render-until-one-passes found, for the status line (takes count from 1)."""
+    """What render-until-one-passes found, for the status line; takes are named as their
+    cards name them ("2/4": the second of the four rendered)."""
+    count = len(results)
     passed = next((i for i, r in enumerate(results) if passes(r, pass_at)), None)
     if passed is not None:
-        return (f"Take {passed + 1} passed (score {_out_of_100(results[passed].combined)} "
-                f"of 100, no judge said bad).")
-    best = ranked(results)[0] + 1 if results else 0
-    return (f"No take passed in {len(results)} of at most {limit}; the best is take {best}. "
-            f"A take passes when no judge says bad and its score reaches "
+        return (f"Take {passed + 1}/{count} passed (score "
+                f"{_out_of_100(results[passed].combined)} of 100, no judge said poor).")
+    rule = (f"A take passes when no judge says poor and its score reaches "
             f"{_out_of_100(pass_at)}.")
+    if not results:
+        return f"No take was judged. {rule}"
+    best = ranked(results)[0]
+    score = results[best].combined
+    scored = f" (score {_out_of_100(score)} of 100)" if score is not None else ""
+    return (f"None of the {count} takes passed; the best is {best + 1}/{count}{scored}. "
+            f"{rule}")
 
 
 def best_note(results: Sequence[TakeJudgement | None]) -> str | None:
@@ -322,5 +329,5 @@ def best_note(results: Sequence[TakeJudgement | None]) -> str | None:
     best = ranked(scored)[0]
     if scored[best].combined is None:
         return None
-    return (f"Best: take {best + 1} of {len(scored)} "
-            f"(score {_out_of_100(scored[best].combined)} of 100).")
+    return (f"Best: take {best + 1}/{len(scored)}, score "
+            f"{_out_of_100(scored[best].combined)} of 100.")

@@ -24,7 +24,6 @@ from studio.views.take_judgements import (
 from studio.views.widgets.elided_label import ElidedLabel
 
 BETTER = "▲ "  # before the better side's row: text, not colour alone
-MARGIN = 0.005  # scores closer than this are a tie: no side is marked
 
 
 def short_line(judge: Judgement) -> str:
@@ -43,14 +42,15 @@ def short_line(judge: Judgement) -> str:
         return ", ".join(counts) if counts else "every word heard"
     if judge.judge == "sound" and isinstance(details.get("ovrl"), (int, float)):
         badges = details.get("badges") or []
-        return f"quality {details['ovrl']:.1f} of 5" + (f", {', '.join(badges)}" if badges
-                                                         else "")
+        said = ", ".join(b.replace("-", " ") for b in badges)
+        return f"quality {details['ovrl']:.1f} of 5" + (f", {said}" if badges else "")
     return judge.explanation
 
 
 def better_side(a: float | None, b: float | None) -> int | None:
-    """0 or 1 for the side with the clearly higher score; None for a tie or a missing one."""
-    if a is None or b is None or abs(a - b) < MARGIN:
+    """0 or 1 for the side with the higher score as shown (out of 100); None for a tie
+    there (a ▲ beside two 40s read as a mistake) or a missing one."""
+    if a is None or b is None or round(100 * a) == round(100 * b):
         return None
     return 0 if a > b else 1
 
@@ -106,8 +106,9 @@ class ABJudgements(QWidget):
             text, tip, color = f"{mark}Score {score_text(value)}", SCORE_TIP, None
         else:
             judge = verdict_of(judged, key)
-            text = (f"{mark}{MARKS.get(judge.verdict, '?')} {name} "
-                    f"{score_text(judge.score)} · {short_line(judge)}")
+            shown_score = f" {score_text(judge.score)}" if judge.score is not None else ""
+            text = (f"{mark}{MARKS.get(judge.verdict, '?')} {name}{shown_score} · "
+                    f"{short_line(judge)}")
             tip, color = judge_line(judge), QColor(verdict_color(judge.verdict, dark))
         if better:
             tip = f"{names[side]} is better here. {tip}".strip()

@@ -415,7 +415,7 @@ class GenerateForm(QWidget):
         self.untilPassCheck.setAccessibleName("Render until one passes (at most the takes)")
         self.untilPassCheck.setToolTip(
             "Render one take at a time, each judged, and stop at the first that passes, "
-            "at most Takes of them. A take passes when no judge says bad and its combined "
+            "at most Takes of them. A take passes when no judge says poor and its combined "
             "score reaches the threshold in Settings, Judging.")
         self.untilPassCheck.setEnabled(False)  # with more than one take
         takesRow = QHBoxLayout()

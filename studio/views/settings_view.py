@@ -615,7 +615,7 @@ class SettingsView(QWidget):
                   "The combined score a take needs, with no judge saying bad, to pass "
                   "(Render until one passes stops at the first such take)",
                   hint="A take passes when its combined score reaches this and no judge "
-                       "says bad.")
+                       "says poor.")
         for spin in (*self.weightSpins.values(), self.passSpin):
             spin.setFixedWidth(160)
             spin.setKeyboardTracking(False)  # write when typing ends, not per digit

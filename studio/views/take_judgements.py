@@ -65,6 +65,8 @@ def verdict_color(verdict: str, dark: bool) -> str:
 def judge_line(judge: Judgement) -> str:
     """"Words ! check it (80): Word error rate 20% …" for tooltips and screen readers."""
     name = dict(JUDGES).get(judge.judge, judge.judge)
+    if judge.verdict == NOT_JUDGED:  # its sentence names the judge already
+        return f"{MARKS[NOT_JUDGED]} {judge.explanation}"
     score = f" ({score_text(judge.score)})" if judge.score is not None else ""
     return (f"{name} {MARKS.get(judge.verdict, '?')} "
             f"{VERDICT_WORDS.get(judge.verdict, judge.verdict)}{score}: {judge.explanation}")

@@ -43,7 +43,7 @@ def test_four_takes_arrive_best_first_with_judgements_on_cards_and_in_ab(launch,
     wait_takes(studio, 4)
     studio.wait_until(lambda: studio.status().startswith("Rendered 4 takes"), 240,
                       "the render and its judging to end")
-    assert re.search(r"Best: take [1-4] of 4 \(score \d+ of 100\)\.", studio.status()), \
+    assert re.search(r"Best: take [1-4]/4, score \d+ of 100\.", studio.status()), \
         studio.status()
     with sqlite3.connect(studio.data / "library.sqlite") as db:
         stored = [json.loads(raw)["combined"] for (raw,) in

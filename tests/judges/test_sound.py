@@ -31,7 +31,7 @@ def test_noise_lowers_the_sound_score(speak, dnsmos):
 def test_silence_is_bad_whatever_the_mos(dnsmos):
     verdict = judge_sound(np.zeros(24000 * 2, np.float32), 24000, dnsmos)
     assert verdict.verdict == BAD and verdict.score == 0.0
-    assert "near-silent" in verdict.explanation
+    assert "near silent" in verdict.explanation
 
 
 def test_clipping_is_bad(speak, dnsmos):

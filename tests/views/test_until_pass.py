@@ -35,7 +35,7 @@ def test_the_option_needs_more_than_one_take_and_reaches_the_request(window):
     assert not form.untilPassCheck.isEnabled(), "one take: nothing to render until"
     form.takesSpin.setValue(4)
     assert form.untilPassCheck.isEnabled() and not form.untilPassCheck.isChecked()
-    assert "no judge says bad" in form.untilPassCheck.toolTip()
+    assert "no judge says poor" in form.untilPassCheck.toolTip()
     form.untilPassCheck.setChecked(True)
     form.set_text("Until one passes.")
     form.generateButton.click()
@@ -60,5 +60,5 @@ def test_stages_show_on_the_form_and_the_status_says_which_take_passed(window):
         result = save_result(library, make_result("Until one passes.", "design",
                                                   seeds=(1, 2)))
     job.report("done", dataclasses.replace(
-        result, judging_note="Take 2 passed (score 81 of 100, no judge said bad)."))
-    assert "Take 2 passed (score 81 of 100" in window.statusBarWidget.messageLabel.text()
+        result, judging_note="Take 2/3 passed (score 81 of 100, no judge said poor)."))
+    assert "Take 2/3 passed (score 81 of 100" in window.statusBarWidget.messageLabel.text()

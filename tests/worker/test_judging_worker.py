@@ -142,7 +142,7 @@ def test_render_until_one_passes_stops_at_the_first_passing_take(make_run):
     assert run.worker._judges.seen == [0.3, 0.9], "stopped at the first take that passed"
     assert [t.seed for t in result.takes] == [10, 11]
     assert [t.judgement["combined"] for t in result.takes] == [0.3, 0.9]
-    assert result.judging_note.startswith("Take 2 passed")
+    assert result.judging_note.startswith("Take 2/2 passed")
     assert "Rendering take 2 of at most 4 …" in run.stages
     with TakeLibrary(run.folder, read_only=True) as library:
         takes = library.list()
@@ -156,7 +156,7 @@ def test_render_until_one_passes_says_so_when_none_did(make_run):
     result = run.render(RenderRequest("None pass.", seeds=(1, 2, 3), options=FAST,
                                       mode="design", until_pass=True))
     assert len(result.takes) == 3
-    assert result.judging_note.startswith("No take passed in 3 of at most 3; the best is take 2.")
+    assert result.judging_note.startswith("None of the 3 takes passed; the best is 2/3 (score 50")
 
 
 def test_a_judge_that_raises_leaves_the_take_saved_and_says_not_judged(make_run, monkeypatch):
