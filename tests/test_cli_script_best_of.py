@@ -58,7 +58,7 @@ def test_a_project_keeps_every_take_judged_and_mixes_the_best(cli, files, tiny_c
             assert [j["judge"] for j in take["judgements"]] == ["voice", "words", "sound"]
             # No Whisper here: the words judge names the CPU's recogniser to download.
             assert take["judgements"][1]["explanation"].endswith(
-                "run omnivoice-desktop download openai/whisper-base to get it.")
+                "or run omnivoice-desktop download openai/whisper-base.")
         against = takes[0]["judgements"][0]["details"]["against"]
         # Bob clones a clip: his takes are compared with it; Alice's with each other.
         assert against == ("the reference clip" if line["speaker"] == "Bob"

@@ -25,7 +25,7 @@ import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -289,6 +289,25 @@ class TakeLibrary:
         """Store the judges' verdicts with the take (replacing earlier ones)."""
         return self._update(take_id, judgements=json.dumps(judgements, ensure_ascii=False,
                                                            allow_nan=False))
+
+    def rewrite_judgements(self, change: Callable[[dict], dict]) -> int:
+        """Every stored judgement through ``change``, in one transaction (Settings' new
+        weights give every judged take its combined score again); how many changed."""
+        self._writable()
+        rows = self._db.query("SELECT id, judgements FROM takes WHERE judgements IS NOT NULL")
+        updates = []
+        for row in rows:
+            try:
+                old = json.loads(row["judgements"])
+                new = change(old)
+            except (ValueError, TypeError, KeyError):  # a judgement this version cannot read
+                continue
+            if new != old:
+                updates.append((json.dumps(new, ensure_ascii=False, allow_nan=False), row["id"]))
+        if updates:
+            with self._db.transaction() as conn:
+                conn.executemany("UPDATE takes SET judgements = ? WHERE id = ?", updates)
+        return len(updates)
 
     def delete(self, ids: Iterable[str] | str) -> None:
         """Soft delete: the takes leave the list and can be restored with :meth:`undelete`."""

@@ -92,7 +92,8 @@ def recogniser_missing(model: str) -> str:
     from studio.engine.asr import asr_size
 
     return (f"Words not judged: the speech recogniser {model} ({asr_size(model)}) is not on "
-            f"this computer; run omnivoice-desktop download {model} to get it.")
+            f"this computer; download it in Settings → Judging, or run "
+            f"omnivoice-desktop download {model}.")
 
 
 def judges_for(device: str = "cpu", asr_model: str | None = None,
@@ -254,6 +255,18 @@ def ranked(results: Sequence[TakeJudgement]) -> list[int]:
     """Indices best first: the highest combined score; unjudged takes last, in order."""
     return sorted(range(len(results)),
                   key=lambda i: (results[i].combined is None, -(results[i].combined or 0.0), i))
+
+
+def rescore(library, weights: dict[str, float]) -> int:
+    """Every judged take's combined score under new weights (the judges' own scores stay):
+    a ranking never mixes takes scored under two weightings. How many changed."""
+
+    def again(stored: dict) -> dict:
+        result = TakeJudgement.from_dict(stored)
+        new = combined(list(result.judgements), weights)
+        return {**stored, "combined": None if new is None else round(new, 4)}
+
+    return library.rewrite_judgements(again)
 
 
 def store(library, take_id: str, result: TakeJudgement):

@@ -9,6 +9,7 @@ and time left with a Cancel, and the transcription the user asked for runs when 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
@@ -23,6 +24,20 @@ def _asr_source(model: str) -> str | None:
     return asr_source(model)
 
 
+@dataclass(frozen=True)
+class Asking:
+    """What the question says: why the model is wanted, and what happens without it."""
+
+    needs: str
+    otherwise: str
+    decline: str
+
+
+TRANSCRIBING = Asking("Transcribing a clip needs",
+                      "Or type what the clip says in the transcript box: nothing is "
+                      "downloaded then.", "Type the transcript instead")
+
+
 class AsrDownload(QObject):
     """``ready_or_ask(then)``: True when the model is on this computer; otherwise it asks
     and, once downloaded, calls ``then``. ``typed_instead()`` or ``failed(sentence)``
@@ -33,8 +48,10 @@ class AsrDownload(QObject):
 
     def __init__(self, parent: QWidget, model_of: Callable[[], str],
                  downloader: Callable = default_downloader,
-                 on_disk: Callable[[str], str | None] = _asr_source):
+                 on_disk: Callable[[str], str | None] = _asr_source,
+                 asks: Asking | None = None):
         super().__init__(parent)
+        self._asks = asks or TRANSCRIBING
         self._parent = parent
         self._model_of = model_of
         self._on_disk = on_disk
@@ -63,13 +80,12 @@ class AsrDownload(QObject):
         box.setObjectName("asrDownloadQuestion")
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle("Download the speech recognition model?")
-        box.setText(f"Transcribing a clip needs the speech recognition model {model} ({size}). "
+        box.setText(f"{self._asks.needs} the speech recognition model {model} ({size}). "
                     "It is downloaded once, into the data folder.")
-        box.setInformativeText("Or type what the clip says in the transcript box: nothing is "
-                               "downloaded then.")
+        box.setInformativeText(self._asks.otherwise)
         download = box.addButton(f"Download ({size})", QMessageBox.ButtonRole.AcceptRole)
         download.setObjectName("asrDownloadButton")
-        typed = box.addButton("Type the transcript instead", QMessageBox.ButtonRole.RejectRole)
+        typed = box.addButton(self._asks.decline, QMessageBox.ButtonRole.RejectRole)
         typed.setObjectName("asrTypeButton")
         box.setDefaultButton(typed)
         box.setEscapeButton(typed)

@@ -44,6 +44,7 @@ from studio.engine.options import ACCEL_MODES, DEVICE_CHOICES, PRECISION_CHOICES
 from studio.service.requests import AccelState
 from studio.settings import BY_KEY, Settings
 from studio.views.connection_test import ConnectionTest
+from studio.views.judge_model import JudgeModelRow
 from studio.views.model_download import (
     ModelDownload,
     confirm_license,
@@ -101,6 +102,7 @@ class SettingsView(QWidget):
         self._loading = False
         self._model_ready = False  # set_model_ready: the window says when one works
         self._pending: dict[str, object] = {}  # Device / Precision awaiting confirm_reload
+        self._downloader = downloader
         self._download = ModelDownload(downloader, self)
         self._download.done.connect(self._download_done)
         self._download.failed.connect(self._download_failed)
@@ -403,6 +405,14 @@ class SettingsView(QWidget):
         self.testButton.setEnabled(True)
         self.connectionMessage.show_message(sentence)
 
+    def _judge_model(self) -> str:
+        """The Whisper the words judge hears with on the device renders run on here."""
+        from studio.service.judging import recogniser_model
+
+        cuda = (self._availability.get("device:cuda", (False, None))[0]
+                and self.effective("model/device") not in ("cpu", "mps"))
+        return recogniser_model("cuda" if cuda else "cpu", self.effective("asr/model"))
+
     def set_availability(self, availability: dict) -> None:
         """Show which acceleration modes, devices and precisions this machine can run
         (accel_probe.probe and .hardware, from the worker)."""
@@ -587,10 +597,12 @@ class SettingsView(QWidget):
         self.judgingCheck.toggled.connect(lambda on: self._write("judging/enabled", on))
         self._add(form, "judging/enabled", self.judgingCheck,
                   "After each render, measure every take's voice match, words and sound "
-                  "and rank the takes; off costs no time",
-                  hint="Words are judged when the transcription model below is on this "
-                       "computer.")
-        form.addRow(hint_label("How much each judge counts when takes are ranked:"))
+                  "and rank the takes; off costs no time")
+        self.judgeModel = JudgeModelRow(self._judge_model, downloader=self._downloader)
+        form.addRow(self.judgeModel)
+        form.addRow(hint_label("How much each judge counts when takes are ranked (relative "
+                               "to each other; they need not add up to 100 %; the takes "
+                               "judged already are scored again):"))
         tips = {"voice": "How much the voice matching the reference (or the other takes) "
                          "counts in a take's combined score",
                 "words": "How much the words heard matching the text counts in a take's "
@@ -726,6 +738,8 @@ class SettingsView(QWidget):
             self._connection.cancel()
             self.connectionMessage.clear_message()
         self._refresh_download_button()
+        if hasattr(self, "judgeModel"):
+            self.judgeModel.refresh()
 
     def show_backend(self) -> None:
         """Bring the Backend section into view with its first control focused (the setup

@@ -20,10 +20,22 @@ class TakeJudging:
     judging: JudgingSettings | None  # Settings → Judging; None: never judge
 
     def set_judging(self, settings: JudgingSettings | None) -> None:
-        """Settings → Judging changed: applies from the next render (weights at once)."""
+        """Settings → Judging changed: applies from the next render; new weights at once,
+        to the takes judged already too (their combined scores again, then relisted)."""
+        old = self.judging
         self.judging = settings
-        if self._judges is not None and settings is not None:
+        if settings is None:
+            return
+        if self._judges is not None:
             self._judges.weights = dict(settings.weights)
+        if old is not None and dict(old.weights) != dict(settings.weights):
+            from studio.service.judging import rescore
+
+            try:
+                if rescore(self.keeper.library(), dict(settings.weights)):
+                    self.takes_changed.emit()
+            except Exception:  # the takes keep their scores; the next judgement uses these
+                log.exception("scoring the judged takes with the new weights failed")
 
     def judging_on(self, request=None) -> bool:
         """Whether this render's takes are judged: Settings says so, or the request

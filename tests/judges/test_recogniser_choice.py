@@ -39,7 +39,8 @@ def test_a_missing_recogniser_names_the_download(monkeypatch, device, model):
     assert words.verdict == "not judged"
     assert words.explanation == (
         f"Words not judged: the speech recogniser {model} ({asr.asr_size(model)}) is not on "
-        f"this computer; run omnivoice-desktop download {model} to get it.")
+        f"this computer; download it in Settings → Judging, or run "
+        f"omnivoice-desktop download {model}.")
 
 
 def test_a_recogniser_on_disk_is_used_on_the_engines_device(monkeypatch):
@@ -59,4 +60,4 @@ def test_a_recogniser_on_disk_is_used_on_the_engines_device(monkeypatch):
     [result] = judges.judge_takes([([0.0] * 24000, 24000)], "Hello there.", "en")
     assert made == [("/models/whisper-base", "cpu")]
     assert result.get("words").details["dropped"] == 1
-    assert judging.recogniser_missing("x/y").endswith("omnivoice-desktop download x/y to get it.")
+    assert judging.recogniser_missing("x/y").endswith("omnivoice-desktop download x/y.")

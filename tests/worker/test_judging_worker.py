@@ -256,6 +256,24 @@ def test_new_weights_apply_to_the_loaded_judges_at_once(make_run):
     assert judges.weights == {"voice": 1.0, "words": 0.0, "sound": 0.0}
 
 
+def test_new_weights_score_the_takes_judged_already(make_run):
+    """The review raised Sound's weight and saw old takes keep their scores while new ones
+    were weighed anew, and "Best score first" ranked the two together."""
+    run = make_run()
+    result = run.render(RenderRequest("Weighed again.", seeds=(1, 2), options=FAST,
+                                      mode="design"))
+    listed = []
+    run.worker.takes_changed.connect(lambda: listed.append(True))
+    run.worker.set_judging(JudgingSettings(weights=(("voice", 0.0), ("words", 0.0),
+                                                    ("sound", 1.0))))
+    with TakeLibrary(run.folder, read_only=True) as library:
+        for take in result.takes:
+            stored = library.get(take.take_id).judgements
+            sound = next(j for j in stored["judgements"] if j["judge"] == "sound")
+            assert stored["combined"] == round(sound["score"], 4)  # sound alone counts now
+    assert listed, "the takes list hears of the new scores"
+
+
 def test_a_cancel_between_takes_keeps_the_takes_rendered(make_run):
     run = make_run(JudgingSettings(pass_at=0.6))
     stop = threading.Event()
