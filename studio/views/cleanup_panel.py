@@ -250,7 +250,10 @@ class CleanupPanel(QWidget):
                 self._waveform.set_cleaned(start, end, self._audio)
         if report is None:
             return
-        self.summary.setText(report.summary())
+        # The waveform's colours said nothing to the review: the line under it says them.
+        drawn = " On the waveform: the cleaned clip in green over the original" + (
+            ", the trimmed ends greyed." if report.trimmed_start or report.trimmed_end else ".")
+        self.summary.setText(report.summary() + (drawn if self._waveform is not None else ""))
         if report.warnings:
             self.warnings.show_message(" ".join(report.warnings))
 

@@ -72,6 +72,8 @@ def test_the_cleanup_shows_on_the_waveform_and_goes_into_the_request(qtbot, view
     assert span is not None and 0.8 < span[0] < 1.05 and 0.8 < duration - span[1] < 1.5
     assert "trimmed at the start" in view.cleanup.summary.text()
     assert "background noise" in view.cleanup.summary.text().lower()
+    assert view.cleanup.summary.text().endswith(
+        "On the waveform: the cleaned clip in green over the original, the trimmed ends greyed.")
     assert view.cleanup.listenButton.isEnabled()
 
     view.form.set_text("Say this.")
