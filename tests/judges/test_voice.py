@@ -32,6 +32,8 @@ def test_a_voice_switch_mid_take_is_flagged_near_its_time(speak, encoder):
     ref = encoder.embed(*speak(T2, "en+m3"))
     switch = find_switch(encoder, take, rate, ref)
     assert switch is not None
+    print(f"switch found at {switch.at_s:.2f} s; the second voice starts at "
+          f"{first.size / rate:.2f} s")
     # the trimmed take starts a little after 0; the switch lies where the first voice ends
     assert abs(switch.at_s - first.size / rate) < 1.5, switch
     verdict = judge_voice(0.8, "the reference clip", switch)
