@@ -71,7 +71,9 @@ def test_first_run_without_a_model_choose_a_folder_and_render(tmp_path, tiny_che
         studio.type("cloneForm/textEdit", "My first take.")
         studio.click("cloneForm/generateButton")
         assert wait_takes(studio, 1)["count"] == 1
-        assert studio.status().startswith("Rendered 1 take"), studio.status()
+        # The take is listed once judged, just before the job's end sets the status line.
+        studio.wait_until(lambda: studio.status().startswith("Rendered 1 take"), 30,
+                          "the status to say the take was rendered")
         shoot(studio, "first-take")
         assert studio.close() == 0
     finally:

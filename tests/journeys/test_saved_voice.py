@@ -37,7 +37,9 @@ def test_save_a_voice_restart_pick_it_and_render(launch, reference_clip, screens
     studio.type("cloneForm/textEdit", "A new line in a saved voice.")
     studio.click("cloneForm/generateButton")
     wait_takes(studio, 1)
-    assert studio.status().startswith("Rendered 1 take"), studio.status()
+    # The take is listed once judged, just before the job's end sets the status line.
+    studio.wait_until(lambda: studio.status().startswith("Rendered 1 take"), 30,
+                      "the status to say the take was rendered")
     assert "Narrator" in studio.get("takesVoiceFilter")["items"], "the takes filter by the voice"
     info = studio.text("takeDetail/takeInfo")
     assert info.startswith("Clone · Narrator ·"), info
