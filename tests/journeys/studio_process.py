@@ -270,8 +270,12 @@ def take_count(studio: Studio) -> int:
 
 
 def wait_takes(studio: Studio, count: int, timeout: float = 180.0) -> dict:
-    """Wait until the takes list shows ``count`` takes; returns the list's state."""
-    studio.wait_until(lambda: take_count(studio) >= count, timeout, f"{count} take(s) listed")
+    """Wait until the takes list shows ``count`` takes and the render that made them has
+    ended (judged takes are listed just before the job's end selects them and sets the
+    status line); returns the list's state."""
+    studio.wait_until(lambda: take_count(studio) >= count
+                      and not studio.status().startswith("Rendering"), timeout,
+                      f"{count} take(s) listed and the render ended")
     return studio.get("takesList")
 
 
