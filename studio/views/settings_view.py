@@ -738,8 +738,7 @@ class SettingsView(QWidget):
             self._connection.cancel()
             self.connectionMessage.clear_message()
         self._refresh_download_button()
-        if hasattr(self, "judgeModel"):
-            self.judgeModel.refresh()
+        self.judgeModel.refresh()
 
     def show_backend(self) -> None:
         """Bring the Backend section into view with its first control focused (the setup
