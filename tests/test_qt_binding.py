@@ -54,6 +54,8 @@ def test_many_emissions_and_void_calls_end_cleanly(tmp_path):
         f"{advice}\n{done.stderr[-2000:]}")
     kind, rounds, true_lost, none_lost = done.stdout.split()
     if kind == "mortal":  # the counts can only be read where they can fall
-        assert int(true_lost) < 5 and int(none_lost) <= 0, (
+        # A defect loses one reference per round (thousands); a handful either way is the
+        # interpreter's own churn (a None freed with a frame), seen as 1 in 16,494 rounds.
+        assert int(true_lost) < 5 and int(none_lost) < 5, (
             f"{advice} ({true_lost} references to True and {none_lost} to None lost in "
             f"{rounds} rounds)")
