@@ -12,7 +12,9 @@ each path after a one-step warm-up:
 - packed bf16: the same in bf16 with the standard ``F.linear`` projections;
 - packed bf16 prepacked: bf16 with oneDNN-prepacked weights
   (studio.engine.cpu_layers), the default on a CPU with native bf16;
-- packed int8: W8A8 projections (studio.engine.int8), quantised at load.
+- packed int8: W8A8 projections (studio.engine.int8), quantised at load;
+- packed int8 gate/up: only the MLP's gate and up projections int8, not in the first
+  and last two layers, the rest ``--gateup-rest`` (fp32 where bf16 is not native).
 
 Paths run one model at a time (the reference, then our fp32 engine, then our
 bf16 engine) so that at most one full-size model is resident. Printed and
@@ -20,6 +22,10 @@ written as JSON: wall seconds, process CPU seconds, load average, and ratios
 against the reference; token equality of the fp32 paths with the reference,
 and bf16 token agreement, SNR and log-mel cosine against padded fp32
 (benchmarks/bench_precision.py has the measures).
+
+To stand in for an AVX2-only CPU on a newer one, cap every library's ISA:
+``ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2``
+(recorded in the JSON's machine.isa_caps; clocks and caches stay this CPU's).
 
 Usage (from the repository root)::
 
@@ -65,7 +71,8 @@ from bench_precision import similarity  # noqa: E402
 
 FRAME_RATE = 25  # the codec's frames per second
 PATHS = ("reference", "padded-fp32", "packed-fp32", "packed-bf16", "packed-bf16-prepacked",
-         "packed-int8")
+         "packed-int8", "packed-int8-gateup")
+EDGE = 2  # packed-int8-gateup: layers at each end kept out of int8 (int8.gate_up_plan)
 
 
 def parse_args(argv=None):
@@ -79,6 +86,9 @@ def parse_args(argv=None):
     p.add_argument("--repeats", type=int, default=1, help="timed runs per path (default 1)")
     p.add_argument("--threads", type=int, help="torch threads (default: os.cpu_count())")
     p.add_argument("--paths", default=",".join(PATHS), help="comma list of " + ", ".join(PATHS))
+    p.add_argument("--gateup-rest", choices=("fp32", "bf16"),
+                   help="what packed-int8-gateup makes of the other projections (default: bf16 "
+                        "where this CPU has native bf16, else fp32)")
     p.add_argument("--json-out", type=Path)
     args = p.parse_args(argv)
     args.paths = [x.strip() for x in args.paths.split(",") if x.strip()]
@@ -113,7 +123,7 @@ def main(argv=None) -> int:
 
     from studio.engine.decode import DecodeOptions
     from studio.engine.duration import DurationEstimator
-    from studio.engine.engine import Engine, GenerationOptions, SynthesisItem
+    from studio.engine.engine import GenerationOptions, SynthesisItem
     from studio.engine.prompt import VoicePrompt
     from studio.engine.random_checkpoint import build_random_checkpoint
 
@@ -154,16 +164,18 @@ def main(argv=None) -> int:
         settings.update(target_frames=frames, text_chars=len(text),
                         prompt_frames=int(prompt.tokens.shape[-1]))
         log(f"clone: prompt {prompt.tokens.shape[-1]} frames, target {frames} frames")
-        engine = None
+        engine, loaded = None, None
         for name in PATHS:
             if name not in args.paths:
                 continue
             precision = next((p for p in ("bf16", "int8") if p in name), "fp32")
-            if name != "reference" and (engine is None or precision_of(engine) != precision):
+            plan = gateup_plan(folder, args) if name == "packed-int8-gateup" else ()
+            if name != "reference" and (engine is None or loaded != (precision, plan)):
                 engine = None
                 gc.collect()
-                log(f"loading ours ({precision})")
-                engine = Engine.load(folder, device="cpu", precision=precision)
+                log(f"loading ours ({precision}{', plan ' + str(dict(plan)) if plan else ''})")
+                engine = load_planned(folder, precision, plan)
+                loaded = (precision, plan)
             if name == "reference":
                 ref_call(1)  # warm-up
                 results[name] = time_runs(name, lambda: ref_call(steps), args.repeats)
@@ -171,7 +183,7 @@ def main(argv=None) -> int:
                 gc.collect()
                 continue
             mode = "padded" if name.startswith("padded") else "packed"
-            engine.cpu_prepack = name.endswith(("prepacked", "int8"))  # int8 is packed at load
+            engine.cpu_prepack = name.endswith(("prepacked", "int8", "gateup"))  # int8 packs at load
             item = SynthesisItem(text=text, language=LANGUAGE, prompt=prompt, seed=0)
 
             def ours(num_step, mode=mode, item=item, engine=engine):
@@ -199,22 +211,42 @@ def main(argv=None) -> int:
     return 0
 
 
-def precision_of(engine) -> str:
-    return engine.precision
+def gateup_plan(folder: Path, args) -> tuple:
+    from studio.engine.int8 import gate_up_plan
+    from studio.engine.precision import cpu_bf16_feature
+
+    config = json.loads((folder / "config.json").read_text())
+    rest = args.gateup_rest or ("bf16" if cpu_bf16_feature() else "fp32")
+    return gate_up_plan(config["llm_config"]["num_hidden_layers"], EDGE, rest)
+
+
+def load_planned(folder: Path, precision: str, plan: tuple):
+    """Engine.load, with int8's plan replaced for this one load."""
+    import studio.engine.int8 as int8
+    from studio.engine.engine import Engine
+
+    default = int8.DEFAULT_PLAN
+    int8.DEFAULT_PLAN = {**default, **dict(plan)}
+    try:
+        return Engine.load(folder, device="cpu", precision=precision)
+    finally:
+        int8.DEFAULT_PLAN = default
 
 
 def comparisons(results: dict, sample_rate: int) -> dict:
-    """Speed ratios against the reference and output agreement with padded fp32."""
+    """Speed ratios against the reference and output agreement with fp32: padded fp32, or
+    packed fp32 where padded did not run (both give the reference's tokens)."""
     out = {}
     ref = results.get("reference")
-    base = results.get("padded-fp32")
+    truth = next((n for n in ("padded-fp32", "packed-fp32") if n in results), None)
+    base = results.get(truth) if truth else None
     for name, r in results.items():
         row = {}
         if ref is not None:
             row["speedup_wall"] = round(ref["median_s"] / r["median_s"], 2)
             row["speedup_cpu"] = round(ref["median_cpu_s"] / r["median_cpu_s"], 2)
             row["tokens_equal_reference"] = same_tokens(r["_out"][0], ref["_out"][0])
-        if base is not None and name != "padded-fp32":
+        if base is not None and name != truth:
             (tokens, audio), (btokens, baudio) = r["_out"], base["_out"]
             row.update(similarity(btokens, baudio, tokens, audio, sample_rate))
         out[name] = row
@@ -226,6 +258,8 @@ def report(results: dict, settings: dict, machine: dict, sample_rate: int) -> st
     lines = [
         f"machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB, "
         f"torch {machine['torch']} ({machine['torch_threads']} threads), omnivoice {machine['omnivoice']}",
+        f"flags: {' '.join(machine['cpu_flags'])}; ATen {machine['aten_cpu_capability']}"
+        + (f"; capped to stand in for an older CPU: {machine['isa_caps']}" if machine["isa_caps"] else ""),
         f"10 s clone: {settings.get('target_frames')} frames, prompt {settings.get('prompt_frames')} "
         f"frames, {settings['steps']} steps, greedy; per utterance (decode + codec)",
         f"{'path':<24}{'wall s':>8}{'CPU s':>8}{'load':>6}{'x ref':>7}{'x ref CPU':>10}"

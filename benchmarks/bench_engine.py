@@ -139,7 +139,25 @@ def machine_info() -> dict:
         "torch_threads": torch.get_num_threads(),
         "torch_interop_threads": torch.get_num_interop_threads(),
         "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
+        "cpu_flags": sorted(_cpu_flags() & SPEED_FLAGS),
+        # An ISA cap makes this CPU stand in for an older class (e.g. AVX2 only): say so.
+        "isa_caps": {k: os.environ[k] for k in ISA_CAPS if os.environ.get(k)},
+        "aten_cpu_capability": torch.backends.cpu.get_cpu_capability(),
     }
+
+
+# The /proc/cpuinfo flags that pick a CPU class's kernels, and the variables that cap them.
+SPEED_FLAGS = frozenset({"avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "avx_vnni",
+                         "amx_tile", "amx_bf16", "amx_int8"})
+ISA_CAPS = ("ONEDNN_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS")
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return {f for line in text.splitlines() if line.startswith("flags") for f in line.split(":", 1)[1].split()}
 
 
 # --------------------------------------------------------------------------- inputs

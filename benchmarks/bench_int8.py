@@ -29,8 +29,11 @@ an assumption about a trained model's typical confidence, stated in docs/perform
 Usage (from the repository root)::
 
     python benchmarks/bench_int8.py [--size tiny|full] [--checkpoint DIR] [--cases a,b]
-        [--seeds g,0,1] [--steps 8] [--margin 2.0] [--precisions fp32,bf16,int8] [--int8-plan o_proj:bf16/...]
+        [--seeds g,0,1] [--steps 8] [--margin 2.0] [--precisions fp32,bf16,int8,int8@2] [--int8-plan o_proj:bf16/... ...]
         [--only random|realistic_margins] [--json-out F]
+
+``--cases`` takes the conformance cases' names and ``clone`` (a clone of a 3.2 s
+speech-like clip, each precision encoding the clip itself).
 """
 
 from __future__ import annotations
@@ -54,11 +57,14 @@ for path in (str(ROOT), str(HERE), str(ROOT / "tests" / "engine")):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from bench_engine import peak_rss_gib  # noqa: E402
+from bench_engine import REF_TEXT, peak_rss_gib, speech_like  # noqa: E402
 from bench_precision import log_mel_cosine, token_agreement  # noqa: E402
 from conformance_cases import CASES, GREEDY  # noqa: E402
 
 PRECISIONS = ("fp32", "bf16", "int8")
+# A case beside the conformance ones: a clone of a 3.2 s speech-like clip (bench_precision's).
+CLONE = "clone"
+CLONE_REQUEST = dict(text="Now say something new in the same voice.")
 
 
 def parse_args(argv=None):
@@ -74,8 +80,9 @@ def parse_args(argv=None):
     p.add_argument("--margins-dir", type=Path, help="build the margins checkpoint here, or reuse "
                    "the one there (with its margins.json)")
     p.add_argument("--only", choices=("random", "realistic_margins"), help="one checkpoint only")
-    p.add_argument("--int8-plan", default="", help="projection kinds the int8 load treats "
-                   "otherwise, e.g. o_proj:bf16/down_proj:int8x2 (studio.engine.int8.DEFAULT_PLAN)")
+    p.add_argument("--int8-plan", action="append", default=[], help="projection kinds (or one "
+                   "layer's, 0.gate_proj) the int8 load treats otherwise, e.g. o_proj:bf16/down_proj:int8x2 "
+                   "(studio.engine.int8.DEFAULT_PLAN); repeated, the precision int8@2 renders the second")
     p.add_argument("--json-out", type=Path)
     p.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # write one precision's renders here
     p.add_argument("--precision", help=argparse.SUPPRESS)
@@ -99,9 +106,10 @@ def run_child(args) -> int:
 
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
     if args.int8_plan:  # this child only: the plan its int8 load follows
+        plan = args.int8_plan[-1]
         import studio.engine.int8 as int8
 
-        int8.DEFAULT_PLAN = {**int8.DEFAULT_PLAN, **dict(p.split(":") for p in args.int8_plan.split("/"))}
+        int8.DEFAULT_PLAN = {**int8.DEFAULT_PLAN, **dict(p.split(":") for p in plan.split("/"))}
     started = time.perf_counter()
     engine = Engine.load(args.checkpoint, device="cpu", precision=args.precision)
     load_s, load_peak = time.perf_counter() - started, peak_rss_gib()
@@ -115,9 +123,14 @@ def run_child(args) -> int:
     packed.commit = recording_commit
     warm = SynthesisItem(text="Warm up.", seed=0)
     engine.synthesize([warm], GenerationOptions(decode=_decode(1, "g", {})))
-    renders = {}
+    renders, prompt = {}, None
+    if CLONE in args.cases.split(","):  # every precision clones the same clip
+        clip = speech_like(3.2, engine.sample_rate, seed=3)
+        prompt = engine.create_prompt((clip, engine.sample_rate), REF_TEXT)
     for name in args.cases.split(","):
-        request, overrides = CASES[name]
+        request, overrides = CASES[name] if name != CLONE else (CLONE_REQUEST, {})
+        if name == CLONE:
+            request = {**request, "prompt": prompt}
         for seed in args.seeds.split(","):
             snapshots.clear()
             item = SynthesisItem(**request, seed=0 if seed == "g" else int(seed))
@@ -126,6 +139,7 @@ def run_child(args) -> int:
             renders[f"{name}/{seed}"] = {"seconds": time.perf_counter() - t0, "tokens": r.tokens,
                                          "audio": torch.from_numpy(r.audio), "steps": list(snapshots)}
     torch.save({"precision": engine.precision, "reason": engine.precision_reason, "load_s": load_s,
+                "prompt_tokens": None if prompt is None else prompt.tokens,
                 "peak_load_gib": load_peak, "peak_render_gib": peak_rss_gib(),
                 "sample_rate": engine.sample_rate, "renders": renders}, args.child)
     return 0
@@ -219,6 +233,9 @@ def compare(truth: dict, other: dict) -> dict:
             "median_first_divergence": float(np.median([d for d in divs if d is not None]))
             if any(d is not None for d in divs) else None,
             "mean_log_mel_l1": round(float(np.mean(dists)), 4) if dists else None,
+            # a clone's prompt is each precision's own encoding of the same clip
+            "clone_prompt_equal": None if truth.get("prompt_tokens") is None
+            else bool(torch.equal(truth["prompt_tokens"], other["prompt_tokens"])),
             "cases": rows}
 
 
@@ -226,9 +243,12 @@ def run_checkpoint(folder: Path, args, work: Path) -> dict:
     results, out = {}, {}
     for precision in args.precisions.split(","):
         dump = work / f"{folder.name}-{precision}.pt"
-        cmd = [sys.executable, __file__, "--child", str(dump), "--precision", precision,
+        name, _, nth = precision.partition("@")  # int8@2: the int8 load with the second plan
+        plan = args.int8_plan[int(nth or 1) - 1] if args.int8_plan else ""
+        cmd = [sys.executable, __file__, "--child", str(dump), "--precision", name,
                "--checkpoint", str(folder), "--cases", args.cases, "--seeds", args.seeds,
-               "--steps", str(args.steps), "--int8-plan", args.int8_plan] + (["--threads", str(args.threads)] if args.threads else [])
+               "--steps", str(args.steps)] + (["--int8-plan", plan] if plan and name == "int8" else []) + (
+                   ["--threads", str(args.threads)] if args.threads else [])
         subprocess.run(cmd, check=True)
         out[precision] = torch.load(dump, weights_only=False)
         seconds = [r["seconds"] for r in out[precision]["renders"].values()]

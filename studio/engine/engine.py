@@ -15,7 +15,7 @@ import math
 import secrets
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +35,7 @@ from studio.engine.decode import DecodeItem, decode
 from studio.engine.duration import DurationEstimator
 from studio.engine.inputs import build_item
 from studio.engine.instruct import normalize_instruct, text_wants_chinese
-from studio.engine.int8 import projection_converter
+from studio.engine.int8 import activation_levels, default_kernel, projection_converter
 from studio.engine.languages import resolve_language
 from studio.engine.lexicon import Lexicon
 from studio.engine.model import OmniVoiceNet
@@ -270,7 +270,14 @@ class Engine:
         dtype = choice.dtype
         tokenizer = load_text_tokenizer(info)
         # int8: each projection is quantised as it is read (its fp32 weight freed at once).
-        net = build_network(info, dev, dtype, projection_converter() if choice.name == "int8" else None)
+        convert = None
+        if choice.name == "int8":
+            levels = activation_levels(default_kernel())
+            convert = projection_converter(plan=dict(choice.plan), levels=levels)
+            if levels < 127:
+                choice = replace(choice, reason=f"{choice.reason}; 7-bit activations: this CPU "
+                                                f"adds int8 products in 16 bits (no VNNI)")
+        net = build_network(info, dev, dtype, convert)
         # The codec's convolutions exceed MPS limits, so it stays on the CPU there.
         codec = load_codec(info, torch.device("cpu") if dev.type == "mps" else dev)
         engine = cls(net, tokenizer, codec, info, dev, dtype)
@@ -325,8 +332,8 @@ class Engine:
             wave = audio_ops.remove_silence(wave, sr, 200, 100, 200)
             if wave.shape[-1] == 0:
                 raise UserError(
-                    f"{name} is silent after silence trimming; use a louder clip or turn off "
-                    "reference preprocessing."
+                    f"{name} is silent after silence trimming; use a louder clip, or turn off "
+                    "Auto-trim reference (--no-preprocess on the command line)."
                 )
         seconds = wave.shape[-1] / sr
         if seconds > MAX_REFERENCE_S:  # only with a transcript: without one it was cut above

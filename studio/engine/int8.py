@@ -6,8 +6,11 @@ weights are then dropped. Activations are quantised per token (per row of the
 input, symmetric, scale = max|x| / 127) on every call, so one loud token cannot
 coarsen every other token's grid. The kernel is oneDNN's ``qlinear_pointwise``
 (VNNI / AMX-INT8 where the CPU has them): it takes unsigned 8-bit activations,
-so the per-token integers are shifted by 128 and handed over with zero point
-128 and scale 1; the per-token scale multiplies the fp32 output afterwards.
+so the per-token integers are shifted by levels + 1 and handed over with that
+zero point and scale 1; the per-token scale multiplies the fp32 output afterwards.
+Without VNNI (AVX2, AVX-512 before Cascade Lake) oneDNN adds each pair of
+u8 x s8 products into int16, which saturates past 32767: there activations get
+63 levels instead of 127 (``activation_levels`` asks the kernel, not the flags).
 Measured on this Zen 4 (benchmarks/bench_int8_kernels.py, docs/performance.md)
 this was the fastest route that keeps per-token activations; ``torch._int_mm``
 is the fallback where oneDNN's quantised ops are missing.
@@ -43,10 +46,10 @@ def quantize_weight(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return values.t().contiguous(), scale.contiguous()
 
 
-def quantize_tokens(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(rows, in) fp32 -> integer-valued fp32 in [-127, 127] and (rows, 1) scales,
+def quantize_tokens(x: torch.Tensor, levels: int = 127) -> tuple[torch.Tensor, torch.Tensor]:
+    """(rows, in) fp32 -> integer-valued fp32 in [-levels, levels] and (rows, 1) scales,
     symmetric per row (the caller casts: int8 for _int_mm, shifted uint8 for oneDNN)."""
-    scale = x.abs().amax(dim=1, keepdim=True).clamp_min_(1e-12).div_(127.0)
+    scale = x.abs().amax(dim=1, keepdim=True).clamp_min_(1e-12).div_(float(levels))
     return torch.round(x / scale), scale
 
 
@@ -59,6 +62,26 @@ def onednn_int8_available() -> bool:
         return False
 
 
+def _onednn_int8(x_u8: torch.Tensor, zero_point: int, packed: torch.Tensor, scale: torch.Tensor,
+                 zero_points: torch.Tensor) -> torch.Tensor:
+    return torch.ops.onednn.qlinear_pointwise(x_u8, 1.0, zero_point, packed, scale, zero_points, None,
+                                              1.0, 0, torch.float32, "none", [], "")
+
+
+def activation_levels(kernel: str) -> int:
+    """How many levels each side of zero activations may use with ``kernel``: 127
+    where it sums u8 x s8 products exactly, 63 where it saturates (oneDNN without
+    VNNI: a pair of 255 x 127 products overflows int16). Probed with the worst case,
+    so an ISA cap (ONEDNN_MAX_CPU_ISA) or a virtual machine's hidden flags count too."""
+    if kernel != "onednn":
+        return 127  # _int_mm takes signed int8 activations: pairs stay within int16
+    rows, depth, cols = 8, 256, 64
+    packed = torch.ops.onednn.qlinear_prepack(torch.full((cols, depth), 127, dtype=torch.int8), None)
+    x = torch.full((rows, depth), 255, dtype=torch.uint8)
+    out = _onednn_int8(x, 128, packed, torch.ones(cols), torch.zeros(cols, dtype=torch.long))
+    return 127 if bool((out == depth * 127 * 127).all()) else 63
+
+
 class Int8Linear(nn.Module):
     """A bias-free ``nn.Linear`` replacement: int8 weights, per-token int8 activations.
 
@@ -66,16 +89,20 @@ class Int8Linear(nn.Module):
     ``passes=2`` each token is quantised twice, its value and then what rounding
     left of it (on that remainder's own scale), both rows going through ONE GEMM of
     twice the rows: activations then lose about 1/127 of what one pass loses, at
-    twice the integer work.
+    twice the integer work. ``levels``: see ``activation_levels`` (probed if None).
     """
 
-    def __init__(self, values_t: torch.Tensor, scale: torch.Tensor, kernel: str, passes: int = 1):
+    def __init__(self, values_t: torch.Tensor, scale: torch.Tensor, kernel: str, passes: int = 1,
+                 levels: int | None = None):
         super().__init__()
         if passes not in (1, 2):
             raise ValueError("passes is 1 or 2")
         self.in_features, self.out_features = values_t.shape
         self.kernel = kernel
         self.passes = passes
+        self.levels = activation_levels(kernel) if levels is None else levels
+        if not 1 <= self.levels <= 127:
+            raise ValueError("levels is between 1 and 127")
         self.register_buffer("scale", scale, persistent=False)
         if kernel == "onednn":
             # qlinear_prepack wants the (out, in) layout; the packed blob replaces it.
@@ -87,28 +114,29 @@ class Int8Linear(nn.Module):
             self.register_buffer("packed", values_t, persistent=False)
 
     @classmethod
-    def from_weight(cls, weight: torch.Tensor, kernel: str | None = None, passes: int = 1) -> Int8Linear:
+    def from_weight(cls, weight: torch.Tensor, kernel: str | None = None, passes: int = 1,
+                    levels: int | None = None) -> Int8Linear:
         values_t, scale = quantize_weight(weight)
-        return cls(values_t, scale, kernel or ("onednn" if onednn_int8_available() else "int_mm"), passes)
+        return cls(values_t, scale, kernel or default_kernel(), passes, levels)
 
     @classmethod
-    def from_linear(cls, linear: nn.Module, kernel: str | None = None, passes: int = 1) -> Int8Linear:
+    def from_linear(cls, linear: nn.Module, kernel: str | None = None, passes: int = 1,
+                    levels: int | None = None) -> Int8Linear:
         if getattr(linear, "bias", None) is not None:
             raise ValueError("int8 projections here carry no bias (Qwen3 projections have none)")
-        return cls.from_weight(linear.weight, kernel, passes)
+        return cls.from_weight(linear.weight, kernel, passes, levels)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         lead = x.shape[:-1]
         flat = x.reshape(-1, self.in_features).to(torch.float32)
-        values, token_scale = quantize_tokens(flat)
+        values, token_scale = quantize_tokens(flat, self.levels)
         if self.passes == 2:
-            rest, rest_scale = quantize_tokens(flat - values * token_scale)
+            rest, rest_scale = quantize_tokens(flat - values * token_scale, self.levels)
             values, token_scale = torch.cat((values, rest)), torch.cat((token_scale, rest_scale))
         if self.kernel == "onednn":
-            shifted = values.add_(128.0).to(torch.uint8)
-            out = torch.ops.onednn.qlinear_pointwise(
-                shifted, 1.0, 128, self.packed, self.scale, self.zero_points, None,
-                1.0, 0, torch.float32, "none", [], "")
+            zero_point = self.levels + 1
+            shifted = values.add_(float(zero_point)).to(torch.uint8)
+            out = _onednn_int8(shifted, zero_point, self.packed, self.scale, self.zero_points)
             out.mul_(token_scale)
         else:
             out = torch._int_mm(values.to(torch.int8), self.packed).to(torch.float32)
@@ -120,7 +148,7 @@ class Int8Linear(nn.Module):
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"kernel={self.kernel}, passes={self.passes}")
+                f"kernel={self.kernel}, passes={self.passes}, levels={self.levels}")
 
 
 class Bf16Linear(nn.Module):
@@ -139,6 +167,10 @@ class Bf16Linear(nn.Module):
         return out.to(torch.float32)
 
 
+def default_kernel() -> str:
+    return "onednn" if onednn_int8_available() else "int_mm"
+
+
 def bf16_linear_available() -> bool:
     try:
         return bool(torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported())
@@ -148,13 +180,30 @@ def bf16_linear_available() -> bool:
 
 # What an int8 load does to each projection kind: "int8" (one pass), "int8x2" (two
 # activation passes), "bf16" (Bf16Linear; fp32 where oneDNN lacks bf16) or "fp32".
+# A plan may also name one layer's projection, "3.gate_proj": that entry wins there.
 DEFAULT_PLAN = {name: "int8" for name in ATTENTION_PROJECTIONS + MLP_PROJECTIONS}
 
 
-def _module_for(weight: torch.Tensor, how: str, kernel: str | None) -> nn.Module | None:
+def gate_up_plan(layers: int, edge: int, rest: str) -> tuple[tuple[str, str], ...]:
+    """Only the MLP's gate and up projections int8, and not in the first and last ``edge``
+    of ``layers`` layers (an early layer's rounding passes through every later one); every
+    other projection ``rest`` ("bf16" or "fp32"). The closest plans to fp32 screened
+    (docs/performance.md, "Which projections hurt")."""
+    plan = [(kind, rest) for kind in ATTENTION_PROJECTIONS + ("down_proj",)]
+    for layer in [*range(edge), *range(layers - edge, layers)]:
+        plan += [(f"{layer}.gate_proj", rest), (f"{layer}.up_proj", rest)]
+    return tuple(plan)
+
+
+def planned(plan: dict, layer: int, kind: str) -> str | None:
+    """What ``plan`` makes of projection ``kind`` in layer ``layer`` (index from 0)."""
+    return plan.get(f"{layer}.{kind}", plan.get(kind))
+
+
+def _module_for(weight: torch.Tensor, how: str, kernel: str, levels: int) -> nn.Module | None:
     """The module ``how`` makes of a projection weight; None keeps it float."""
     if how in ("int8", "int8x2"):
-        return Int8Linear.from_weight(weight, kernel, 2 if how == "int8x2" else 1)
+        return Int8Linear.from_weight(weight, kernel, 2 if how == "int8x2" else 1, levels)
     if how == "bf16" and bf16_linear_available():
         return Bf16Linear(weight)
     if how in ("bf16", "fp32"):
@@ -167,15 +216,17 @@ def quantize_projections(llm: nn.Module, kernel: str | None = None, plan: dict |
     (default: all int8), in place, freeing the float weights one at a time (the peak
     stays one weight above the new total). Returns the bytes the new weights take."""
     plan = {**DEFAULT_PLAN, **(plan or {})}
+    kernel = kernel or default_kernel()
+    levels = activation_levels(kernel)
     total = 0
     with torch.inference_mode():
-        for layer in llm.layers:
+        for index, layer in enumerate(llm.layers):
             for owner, names in ((layer.self_attn, ATTENTION_PROJECTIONS), (layer.mlp, MLP_PROJECTIONS)):
                 for name in names:
                     old = getattr(owner, name)
                     if getattr(old, "bias", None) is not None:
                         raise ValueError("projections here carry no bias (Qwen3 projections have none)")
-                    new = _module_for(old.weight, plan[name], kernel) or old
+                    new = _module_for(old.weight, planned(plan, index, name), kernel, levels) or old
                     setattr(owner, name, new)
                     del old
                     n = new.in_features * new.out_features
@@ -183,22 +234,24 @@ def quantize_projections(llm: nn.Module, kernel: str | None = None, plan: dict |
     return total
 
 
-_PROJECTION_WEIGHT = re.compile(r"llm\.layers\.\d+\.(?:self_attn|mlp)\.(\w+_proj)\.weight")
+_PROJECTION_WEIGHT = re.compile(r"llm\.layers\.(\d+)\.(?:self_attn|mlp)\.(\w+_proj)\.weight")
 
 
-def projection_converter(kernel: str | None = None, plan: dict | None = None):
+def projection_converter(kernel: str | None = None, plan: dict | None = None, levels: int | None = None):
     """A ``checkpoint.build_network`` converter: each projection weight becomes its
     module (``plan``, default all int8) as soon as it is read, so an int8 load never
     holds the fp32 projections all at once. Non-finite weights are left as read, for
     the loader's NaN check to refuse."""
     plan = {**DEFAULT_PLAN, **(plan or {})}
+    kernel = kernel or default_kernel()
+    levels = activation_levels(kernel) if levels is None else levels
 
     def convert(key: str, tensor: torch.Tensor):
         match = _PROJECTION_WEIGHT.fullmatch(key)
-        how = plan.get(match.group(1)) if match else None
+        how = planned(plan, int(match.group(1)), match.group(2)) if match else None
         if how in (None, "fp32") or tensor.dim() != 2 or not bool(torch.isfinite(tensor.sum())):
             return tensor
         with torch.inference_mode():
-            return _module_for(tensor, how, kernel) or tensor
+            return _module_for(tensor, how, kernel, levels) or tensor
 
     return convert

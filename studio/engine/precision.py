@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from studio.engine.int8 import onednn_int8_available
+from studio.engine.int8 import gate_up_plan, onednn_int8_available
 from studio.engine.options import PRECISION_CHOICES
 from studio.errors import UserError
 
@@ -34,8 +34,9 @@ assert PRECISION_CHOICES == ("auto", *PRECISIONS), "options.PRECISION_CHOICES li
 
 # /proc/cpuinfo flags that mean bf16 dot products in hardware.
 _X86_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
-# ...and int8 dot products (VNNI or AMX tiles), best first.
-_X86_INT8_FLAGS = ("amx_int8", "avx512_vnni", "avx_vnni")
+# ...and int8 dot products, best first: AMX tiles, VNNI, then plain AVX2 (no VNNI: pairs of
+# products add in 16 bits, so activations get 7 bits, int8.activation_levels).
+_X86_INT8_FLAGS = ("amx_int8", "avx512_vnni", "avx_vnni", "avx2")
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Int8Verdict:
 
     picks_int8: bool
     evidence: str  # the measurement, shown in the reason
+    plan: tuple[tuple[str, str], ...] = ()  # int8.DEFAULT_PLAN overrides; () = all int8
 
 
 # CPU class (the bf16 feature, else the int8 feature) -> measured verdict. A class not
@@ -58,7 +60,26 @@ INT8_VERDICTS: dict[str, Int8Verdict] = {
     # other projections bf16 (fp32 around them), 1.59 % against bf16's 1.41 %, and
     # rendered end to end (8 greedy steps) 0.51 token agreement against bf16's 0.56.
     # None is at least as close as bf16, so auto stays bf16 here.
-    "avx512_bf16": Int8Verdict(False, "no int8 plan measured as close to fp32 as bf16 on a Zen 4"),
+    # Later the same day: gate/up int8 except in layers 0, 1, 26, 27, the rest bf16
+    # (int8.gate_up_plan(28, 2, "bf16")) screened at 1.21 % and rendered 0.73 token
+    # agreement against bf16's 0.69 (4 renders), but ran only 1.01-1.04x bf16 on a quiet
+    # machine, and its layers were picked on random hidden states: not enough to change
+    # what every Zen 4 user hears, so auto stays bf16.
+    "avx512_bf16": Int8Verdict(False, "no int8 plan measured clearly faster than bf16 and as "
+                                      "close to fp32 on a Zen 4"),
+    # AVX2 without VNNI (7-bit activations), measured on the Zen 4 with every library
+    # capped to AVX2 (ONEDNN_MAX_CPU_ISA, ATEN_CPU_CAPABILITY, MKL_ENABLE_INSTRUCTIONS),
+    # 2026-12-05, quiet: reference 88.5 s, packed fp32 72.2 s (auto's choice until then),
+    # bf16 (emulated) 246 s, every projection int8 42.5 s (token agreement with fp32 0.25,
+    # bf16's 0.77), this plan 60.3 s: 1.20x packed fp32, agreement 0.84. Against fp32 on
+    # the margins checkpoint: first-step logits 1.24 % off (bf16 1.42 %); 8 renders (two
+    # cases x four seeds, 8 steps) token agreement 0.77 (min 0.52) against bf16's 0.73
+    # (min 0.47), log-mel L1 0.49 against 0.51. Faster than fp32 and at least as close as
+    # bf16, so auto picks it. Its fp32 edge layers were found on random hidden states:
+    # re-screen them on the real weights (docs/performance.md).
+    "avx2": Int8Verdict(True, "gate/up int8 but the edge layers: 1.20x fp32, 0.77 token "
+                              "agreement with fp32 against bf16's 0.73, AVX2 without VNNI",
+                        gate_up_plan(layers=28, edge=2, rest="fp32")),
 }
 
 
@@ -67,6 +88,7 @@ class PrecisionChoice:
     dtype: torch.dtype
     reason: str  # e.g. "CPU has native bf16", shown next to the precision
     name: str = ""  # "int8", "bf16", ...; empty means the dtype's name
+    plan: tuple[tuple[str, str], ...] = ()  # int8 only: what the load makes of each projection
 
     def __post_init__(self):
         if not self.name:
@@ -139,7 +161,8 @@ def _auto_int8(bf16: str | None, int8_feature) -> PrecisionChoice | None:
     if verdict is None or not verdict.picks_int8 or int8_feature() is None:
         return None
     return PrecisionChoice(torch.float32, f"auto: int8 measured faster and as accurate as bf16 "
-                                          f"on {cpu_class} ({verdict.evidence})", "int8")
+                                          f"on {cpu_class} ({verdict.evidence})", "int8",
+                           verdict.plan)
 
 
 def choose_precision(precision: str, device: torch.device,

@@ -6,6 +6,7 @@ int8 recorded as int8 (CLI report and the take library)."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 import torch
@@ -17,7 +18,9 @@ from studio.engine.engine import Engine
 from studio.engine.int8 import (
     Bf16Linear,
     Int8Linear,
+    activation_levels,
     bf16_linear_available,
+    default_kernel,
     onednn_int8_available,
     quantize_projections,
     quantize_weight,
@@ -27,12 +30,26 @@ from studio.engine.precision import INT8_VERDICTS, Int8Verdict, choose_precision
 from studio.errors import UserError
 
 CPU = torch.device("cpu")
-KERNELS = ["int_mm"] + (["onednn"] if onednn_int8_available() else [])
+
+
+def _int_mm_exact() -> bool:
+    """torch._int_mm sums exactly here. Where oneDNN lacks VNNI it does not (seen with
+    ONEDNN_MAX_CPU_ISA=AVX2: every sum came back 32640), and the studio never uses it
+    there: default_kernel() picks oneDNN's quantised ops wherever torch has them."""
+    g = torch.Generator().manual_seed(9)
+    x = torch.randint(-127, 128, (32, 256), dtype=torch.int8, generator=g)
+    w = torch.randint(-127, 128, (256, 64), dtype=torch.int8, generator=g)
+    return torch.equal(torch._int_mm(x, w), x.int() @ w.int())
+
+
+# The kernels that can run here: _int_mm (the fallback) where it is exact, oneDNN's where torch has it.
+KERNELS = (["int_mm"] if _int_mm_exact() else []) + (["onednn"] if onednn_int8_available() else [])
 # W8A8 with per-channel weights and per-token activations on Gaussian data: the
 # relative Frobenius error is about 1.1 % (both operands' rounding, 1/127 steps of
 # their row maxima, ~3.5 sigma for Gaussian rows of 1024); 2 % leaves room for summation
 # order and still fails a per-tensor scheme on the outlier test below.
 TOLERANCE = 0.02
+SEVEN_BIT = "; 7-bit activations: this CPU adds int8 products in 16 bits (no VNNI)"
 
 
 def rel_err(got: torch.Tensor, want: torch.Tensor) -> float:
@@ -85,6 +102,59 @@ def test_two_activation_passes_leave_the_weight_rounding_alone(kernel):
     weight_only = rel_err(x @ (values_t.float() * scale), want)
     assert two < 0.8 * one
     assert abs(two - weight_only) < 0.05 * weight_only
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_63_activation_levels_keep_the_projection_within_tolerance(kernel):
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(300, 256, generator=g).abs()  # one-sided, as after SiLU: the worst for pairs
+    w = torch.randn(384, 256, generator=g) * 0.02
+    layer = Int8Linear.from_weight(w, kernel, levels=63)
+    assert layer.levels == 63
+    assert rel_err(layer(x), F.linear(x.double(), w.double())) < TOLERANCE
+
+
+# Run in a child whose oneDNN may use nothing past AVX2 (no VNNI): the kernel then adds
+# each pair of u8 x s8 products in int16, as on an AVX2-only CPU or a Skylake.
+_AVX2_CHILD = """
+import json, torch, torch.nn.functional as F
+from studio.engine.int8 import Int8Linear, activation_levels
+g = torch.Generator().manual_seed(4)
+x = torch.randn(300, 256, generator=g).abs()
+w = torch.randn(384, 256, generator=g) * 0.02
+want = F.linear(x.double(), w.double())
+err = lambda layer: float((layer(x).double() - want).norm() / want.norm())
+print(json.dumps({"levels": activation_levels("onednn"), "probed": err(Int8Linear.from_weight(w, "onednn")),
+                  "full_range": err(Int8Linear.from_weight(w, "onednn", levels=127))}))
+"""
+
+
+def test_without_vnni_activations_get_63_levels_and_stay_within_tolerance():
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ONEDNN_MAX_CPU_ISA": "AVX2"}
+    out = subprocess.run([sys.executable, "-c", _AVX2_CHILD], env=env, capture_output=True,
+                         text=True, timeout=300, check=True).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["levels"] == 63
+    assert got["probed"] < TOLERANCE
+    assert got["full_range"] > TOLERANCE  # what 127 levels gave there: saturated sums
+
+
+def test_the_levels_probe_finds_full_range_where_the_cpu_has_int8_dot_products():
+    flags = precision_module._linux_cpu_flags()
+    capped = bool(os.environ.get("ONEDNN_MAX_CPU_ISA"))  # a cap may hide the flags' VNNI
+    if onednn_int8_available() and flags & {"avx512_vnni", "amx_int8"} and not capped:
+        assert activation_levels("onednn") == 127
+    if _int_mm_exact():
+        assert activation_levels("int_mm") == 127  # signed activations: pairs fit in int16
+
+
+def test_the_kernel_the_studio_uses_is_one_that_sums_exactly_here():
+    assert default_kernel() in KERNELS
+    assert default_kernel() == ("onednn" if onednn_int8_available() else "int_mm")
 
 
 @pytest.mark.parametrize("available", [bf16_linear_available()])
@@ -179,6 +249,15 @@ def test_auto_follows_the_measured_verdict_for_native_bf16_cpus():
         assert choice.name == "bf16" and choice.reason == "auto: CPU has native bf16 (avx512_bf16)"
 
 
+def test_auto_follows_the_measured_verdict_for_avx2_only_cpus():
+    verdict = INT8_VERDICTS["avx2"]
+    choice = choose_precision("auto", CPU, bf16_feature=lambda: None, int8_feature=lambda: "avx2")
+    if verdict.picks_int8:
+        assert choice.name == "int8" and choice.plan == verdict.plan
+    else:
+        assert choice.name == "fp32" and choice.reason == "auto: CPU has no native bf16"
+
+
 def test_auto_picks_int8_where_a_verdict_says_so_and_the_cpu_has_int8_kernels(monkeypatch):
     monkeypatch.setitem(INT8_VERDICTS, "avx_vnni", Int8Verdict(True, "1.5x fp32, agreement 0.9"))
     choice = choose_precision("auto", CPU, bf16_feature=lambda: None, int8_feature=lambda: "avx_vnni")
@@ -199,7 +278,8 @@ def test_auto_keeps_its_choice_on_a_cpu_class_nobody_measured(monkeypatch):
 
 @pytest.mark.parametrize(("flags", "expected"), [({"avx512_vnni", "avx512f"}, "avx512_vnni"),
                                                  ({"amx_int8", "avx512_vnni"}, "amx_int8"),
-                                                 ({"avx2", "fma"}, None)])
+                                                 ({"avx2", "fma"}, "avx2"),
+                                                 ({"sse4_2"}, None)])
 def test_int8_feature_reads_the_cpu_flags(monkeypatch, flags, expected):
     monkeypatch.setattr(precision_module.sys, "platform", "linux")
     monkeypatch.setattr(precision_module, "_linux_cpu_flags", lambda: set(flags))
@@ -222,7 +302,10 @@ def test_cli_reports_int8(tiny_checkpoint, tmp_path, capfd):
     captured = capfd.readouterr()
     assert code == 0, captured.err
     summary = json.loads(captured.out.strip().splitlines()[-1])
-    assert (summary["precision"], summary["precision_reason"]) == ("int8", "requested")
+    # without VNNI the reason also says activations got 7 bits (see the saturation tests)
+    seven_bit = activation_levels(default_kernel()) < 127
+    assert summary["precision"] == "int8"
+    assert summary["precision_reason"] == "requested" + (SEVEN_BIT if seven_bit else "")
 
 
 def test_a_take_rendered_in_int8_records_int8(tiny_checkpoint, tmp_path, qapp):
