@@ -4,33 +4,18 @@ the same files), what each step did in --json, a second run reusing the prompt."
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 
-import numpy as np
 import pytest
 
 from studio.cli import main
-from studio.sound.files import read_audio, write_audio_atomic
+from studio.sound.files import read_audio
+from tests.padded_clip import PADDED_CLIP_TEXT as TEXT
 
 FAST = ["--device", "cpu", "--precision", "fp32", "--steps", "2"]
-TEXT = "The quick brown fox jumps over the lazy dog."
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-@pytest.fixture
-def padded_clip(tmp_path):
-    """espeak speech with a second of silence at both ends."""
-    if shutil.which("espeak-ng") is None:
-        pytest.fail("espeak-ng is not installed; .ci/run installs it (apt-get install espeak-ng)")
-    raw = tmp_path / "raw.wav"
-    subprocess.run(["espeak-ng", "-v", "en+m3", "-w", str(raw), TEXT], check=True)
-    audio, rate = read_audio(raw)
-    pad = np.zeros(rate, np.float32)
-    clip = tmp_path / "clip.wav"
-    write_audio_atomic(clip, np.concatenate([pad, audio.reshape(-1), pad]), rate)
-    return clip
 
 
 def _synth(tiny_checkpoint, capfd, *args):

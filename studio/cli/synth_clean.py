@@ -20,11 +20,11 @@ def add_arguments(synth) -> None:
 
 def steps(args) -> tuple[str, ...]:
     """The steps asked for, checked before anything loads."""
-    from studio.judges.cleanup import DEFAULT_STEPS, STEPS, parse_steps
+    from studio.judges.cleanup import DEFAULT_STEPS, parse_steps
 
     if args.clean is None:
         return DEFAULT_STEPS if args.ref is not None else ()
-    chosen = STEPS if args.clean.strip().lower() == "all" else parse_steps(args.clean)
+    chosen = parse_steps(args.clean)
     if chosen and args.ref is None:
         raise UserError("--clean cleans a reference clip; give the clip with --ref, or leave "
                         "--clean out.")

@@ -44,12 +44,15 @@ CLIPPED = ("The clip is distorted (cut off at full volume in {n} place{s}); clea
 
 
 def parse_steps(text: str) -> tuple[str, ...]:
-    """``"noise,trim"`` -> the steps in run order; one sentence for an unknown name."""
+    """``"noise,trim"`` (or ``"all"``) -> the steps in run order; one sentence for an
+    unknown name."""
     names = [n.strip().lower() for n in text.split(",") if n.strip()]
+    if "all" in names:
+        return STEPS
     unknown = [n for n in names if n not in STEPS]
     if unknown:
         raise UserError(f"Unknown cleanup step '{unknown[0]}'; choose from "
-                        f"{', '.join(STEPS)} (comma-separated).")
+                        f"{', '.join(STEPS)} (comma-separated) or all.")
     return tuple(s for s in STEPS if s in names)
 
 

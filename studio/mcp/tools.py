@@ -28,6 +28,7 @@ from starlette.concurrency import run_in_threadpool
 from studio import __version__
 from studio.errors import UserError, one_line
 from studio.mcp.arguments import OneSentence, refusal
+from studio.mcp.clean import CLEAN_HELP, clean_steps
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,7 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
                        middleware=[sentences])
     sentences.server = server  # it reads the tools' schemas
     takes = keeper(data_root)  # used on the model's thread only (Renderer.call)
+    clean_clip = renderer.cleaner  # the server's one Cleaner, on the model's thread too
 
     async def on_model_thread(work):
         return await asyncio.wrap_future(renderer.call(work))
@@ -148,6 +150,7 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
             description="path of a 3-10 s reference clip on this computer to clone")] = None,
         clip_transcript: Annotated[str | None, Field(
             description="the words spoken in clip (required with clip)")] = None,
+        clean: Annotated[list[str] | None, Field(description=CLEAN_HELP)] = None,
         design: Annotated[str | None, Field(
             description="a voice design or description, such as 'female, low pitch'")] = None,
         language: Annotated[str | None, Field(
@@ -173,13 +176,19 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
         if clip is not None and not (clip_transcript or "").strip():
             raise UserError("A clip needs its transcript in clip_transcript (the words it "
                             "speaks).")
+        steps = clean_steps(clean)
+        if steps and clip is None:
+            raise UserError("The argument 'clean' cleans a reference clip; give the clip too, or leave "
+                            "clean out.")
         saved = await run_in_threadpool(_saved_voice, data_root, voice) if voice else None
         body = {"input": text, "voice": saved.name if saved else None,
                 "instructions": design, "language": language, "seed": seed,
                 "speed": speed, "judge": judge}
         parsed = parse_speech(body)
         path = _clip_path(clip) if clip is not None else None
+        cleanup_notes: list[str] = []
         if path is not None:
+            path, cleanup_notes = await on_model_thread(lambda engine: clean_clip(path, steps))
             data = await run_in_threadpool(path.read_bytes)
             probe_ref_audio(data)
             parsed.ref_audio, parsed.ref_text = data, clip_transcript
@@ -216,7 +225,7 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
                   "seconds": round(rendered.audio.shape[-1] / rendered.sample_rate, 3),
                   "sample_rate": rendered.sample_rate, "seed": rendered.seed,
                   "voice": resolved.name or resolved.instruct or ("clip" if path else "auto"),
-                  "notes": notes + warnings}
+                  "notes": cleanup_notes + notes + warnings}
         if judge:
             answer["judgement"] = rendered.judgement
         content: list = [TextContent(type="text", text=_json(answer))]
@@ -235,6 +244,7 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
         transcript: Annotated[str, Field(description="the words spoken in the clip")],
         language: Annotated[str | None, Field(description="the voice's language")] = None,
         tags: Annotated[list[str] | None, Field(description="tags to find it by")] = None,
+        clean: Annotated[list[str] | None, Field(description=CLEAN_HELP)] = None,
     ) -> dict:
         from studio.engine.prompt_cache import default_cache_folder, disk_cache_enabled
         from studio.service.voice_save import check_new_voice, save_voice
@@ -242,8 +252,9 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
 
         if not transcript.strip():
             raise UserError("The transcript is empty; give the words spoken in the clip.")
-        new = await run_in_threadpool(check_new_voice, name, _clip_path(clip), tags or (),
-                                      language, data_root)
+        steps, source = clean_steps(clean), _clip_path(clip)
+        path, cleanup_notes = await on_model_thread(lambda engine: clean_clip(source, steps))
+        new = await run_in_threadpool(check_new_voice, name, path, tags or (), language, data_root)
         cache = default_cache_folder() if disk_cache_enabled() else None
 
         def save(engine):
@@ -252,7 +263,7 @@ def build_server(renderer, data_root: Path, asr_model: str | None = None) -> MCP
 
         saved, _source = await on_model_thread(save)
         return {"name": saved.name, "language": saved.language, "tags": list(saved.tags),
-                "clip_seconds": round(new.seconds, 2)}
+                "clip_seconds": round(new.seconds, 2), "notes": cleanup_notes}
 
     @server.tool(description="Transcribe a clip with the speech recognition model (it must "
                              "be downloaded in the studio first).")

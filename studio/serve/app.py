@@ -43,6 +43,7 @@ from studio.sound.stream_out import SSE_DONE, SSE_ERROR, SSE_MEDIA_TYPE
 
 log = logging.getLogger(__name__)
 
+CLEANUP_HEADER = "X-OmniVoice-Cleanup"  # what cleaning the request's ref_audio did
 SERVER_NAME = "omnivoice-desktop"  # what /v1/models and /health say, for client detection
 DISCONNECT_POLL_S = 0.5  # how often a waiting request checks that its client is still there
 _TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
@@ -156,13 +157,16 @@ def create_app(renderer: Renderer, api_key: str | None, data_root: Path) -> Fast
         headers = {"X-Seed": str(parsed.seed if parsed.seed is not None else voice.seed),
                    "X-Model": renderer.model_id,
                    "X-Audio-Sample-Rate": str(renderer.engine.sample_rate)}
-        if notes:  # quotes what the user typed: escaped, so it cannot end the header
-            headers["X-Warning"] = header_value(" ".join(notes)[:500])
         first = await next_event(ticket, request)
         if first is None:
             return Response(status_code=499)  # the client left; nobody reads this
         if first[0] == "error":
             return error(*first[1])
+        if ticket.cleanup is not None:  # known before the first event: a stream says it too
+            headers[CLEANUP_HEADER] = ticket.cleanup.summary()
+            notes = [*notes, *ticket.cleanup.warnings]
+        if notes:  # quotes what the user typed: escaped, so it cannot end the header
+            headers["X-Warning"] = header_value(" ".join(notes)[:500])
         if parsed.stream:
             finished: dict = {}  # the render's last event, for the SSE done event
             pieces = audio_pieces(ticket, first, parsed.response_format,

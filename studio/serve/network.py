@@ -29,7 +29,8 @@ from studio.serve.request import RequestError
 ANY = "*"
 # Response headers a page of an allowed origin may read (CORS hides the others).
 EXPOSED_HEADERS = ("X-Seed", "X-Model", "X-Audio-Sample-Rate", "X-Warning", "X-Batch-Size",
-                   "X-Audio-Duration-S", "Retry-After")
+                   "X-Audio-Duration-S", "X-OmniVoice-Cleanup", "X-OmniVoice-Score",
+                   "X-OmniVoice-Judgement", "Retry-After")
 
 
 @dataclass(frozen=True)

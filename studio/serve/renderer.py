@@ -11,6 +11,9 @@ once every one of its tickets has gone. Either way its slot is free again. Each
 batch reads the data folder's pronunciation dictionary afresh, as the studio does.
 A request's ref_audio is decoded and encoded here, on this thread, after admission:
 before the queue only its header was read, so a request refused with 429 cost no decode.
+One asking for ``clean`` has its clip cleaned here first, by the server's one ClipCleaner
+(studio.service.cleanup, shared with the MCP tools), into the data folder's cleaned clips:
+a clip sent again is found there, not cleaned again.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from studio.engine.options import DEFAULT_REPO
 from studio.errors import UserError
 from studio.serve.request import SpeechRequest, read_ref_audio
 from studio.serve.voices import ResolvedVoice
+from studio.service.cleanup import ClipCleaner
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +46,13 @@ def model_id(model: str | None) -> str:
         return DEFAULT_REPO
     path = Path(model).expanduser()
     return path.name if path.exists() or str(model).count("/") != 1 else str(model)
+
+
+def prompt_key(request: SpeechRequest) -> str:
+    """What PROMPT_MEMO keys a ref_audio's encoded prompt on: the clip's digest, the
+    cleanup steps (a cleaned and an uncleaned clip never share a prompt) and the
+    transcript."""
+    return f"{request.ref_key}:{','.join(request.clean)}:{request.ref_text}"
 
 
 class QueueFull(Exception):
@@ -60,6 +71,8 @@ class Ticket:
     events: asyncio.Queue = field(default_factory=asyncio.Queue)
     gone: threading.Event = field(default_factory=threading.Event)  # the client left
     batch: RunningBatch | None = None  # set in ONE write by the model's thread, once it runs
+    cleanup: object = None  # the CleanupReport of its ref_audio's cleaning: set by the
+    # model's thread before the ticket's first event, so the response's headers can say
 
     def send(self, kind: str, payload=None) -> None:
         if not self.gone.is_set():
@@ -120,6 +133,7 @@ class Renderer:
         self._load_error: BaseException | None = None
         self._batch_seconds = 1.0  # a running estimate, for Retry-After
         self._prompts: OrderedDict[str, object] = OrderedDict()
+        self.cleaner = ClipCleaner(data_root)  # its models load with the first clean
         self._thread = threading.Thread(target=self._run, name="omnivoice-serve-model",
                                         daemon=True)
 
@@ -303,7 +317,9 @@ class Renderer:
         if voice.prompt_path is not None:
             prompt = read_prompt(self.engine, voice.prompt_path)
         elif request.ref_audio is not None:
-            key = f"{request.ref_key}:{request.ref_text}"
+            if request.clean:
+                self._clean(ticket)
+            key = prompt_key(request)
             prompt = self._prompts.get(key)
             if prompt is None:  # decoded here, once admitted: a refused request paid no decode
                 prompt = self.engine.create_prompt(read_ref_audio(request.ref_audio),
@@ -316,3 +332,15 @@ class Renderer:
                                  instruct=voice.instruct, prompt=prompt, speed=request.speed,
                                  lexicon=lexicon, saved=voice)
         return item
+
+    def _clean(self, ticket: Ticket) -> None:
+        """Clean the ticket's ref_audio (or find it cleaned before): from here on the
+        request's clip is the cleaned file, which is encoded and which the voice judge
+        compares with; its ref_key stays the sent clip's (prompt_key adds the steps)."""
+        request = ticket.request
+        sent = request.ref_audio
+        made = self.cleaner.clean_bytes(sent, lambda: read_ref_audio(sent), request.clean)
+        request.ref_audio = made.path.read_bytes()
+        ticket.cleanup = made.report
+        log.info("ref_audio %s: %s (%s)", request.ref_key[:12], made.report.summary(),
+                 "reused" if made.reused else "cleaned")

@@ -3,7 +3,8 @@
 The body is OpenAI's ``/v1/audio/speech`` shape (``model``, ``input``, ``voice``,
 ``response_format``, ``speed``, ``stream_format``; ``stream``) with OmniVoice's extras: ``seed``,
 ``steps``, ``guidance``, the two temperatures, ``language``, ``instructions`` and a
-clip to clone, ``ref_audio`` (a data URI or bare base64) with its ``ref_text``.
+clip to clone, ``ref_audio`` (a data URI or bare base64) with its ``ref_text``, and
+``clean``, the cleanup steps to run on that clip first (a list, or a comma-separated string).
 vLLM-Omni's spelling of the decoding extras (``extra_params`` with
 ``num_inference_steps`` and ``guidance_scale``) is read too, so one client speaks to
 either server. Everything a client can get wrong becomes a :class:`RequestError`:
@@ -42,6 +43,7 @@ MAX_REF_AUDIO_BYTES = 16 * 1024 * 1024  # a minute of 24 kHz float WAV is under 
 MAX_BODY_BYTES = MAX_REF_AUDIO_BYTES * 4 // 3 + 256 * 1024  # base64 of that, plus the text
 CLIP_LIMITS = ClipLimits()  # duration, rates, channels and samples a ref_audio may have
 MAX_FIELD_CHARS = 1_000  # voice, instructions, language, model, ref_text
+MAX_CLEAN_CHARS = 100  # "noise,trim,loudness" is 19
 # Voices that mean "no design": the model picks one (a seed makes it repeatable).
 _DESIGN_AUTO = ("auto", "default", "")
 
@@ -92,6 +94,7 @@ class SpeechRequest:
     model: str | None = None
     extras: dict = field(default_factory=dict)
     judge: bool = False  # score the take (response headers, or the SSE done event)
+    clean: tuple[str, ...] = ()  # cleanup steps for ref_audio, in run order
 
 
 def _string(body: dict, key: str, limit: int = MAX_FIELD_CHARS) -> str | None:
@@ -128,6 +131,35 @@ def _flag(body: dict, key: str) -> bool:
     if not isinstance(value, bool):
         raise BadRequest(f"The field '{key}' must be true or false.")
     return value
+
+
+def _clean(body: dict, voice: str | None, has_clip: bool) -> tuple[str, ...]:
+    """The cleanup steps ``clean`` names: a list of names or one comma-separated string."""
+    from studio.judges.cleanup import parse_steps
+
+    value = body.get("clean")
+    if value is None:
+        return ()
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = ",".join(value)
+    if not isinstance(value, str):
+        raise BadRequest("The field 'clean' must be a list of cleanup steps or a "
+                         "comma-separated string, such as \"noise,trim\".")
+    if len(value) > MAX_CLEAN_CHARS:
+        raise TooLarge(f"The field 'clean' is {len(value):,} characters long; the limit is "
+                       f"{MAX_CLEAN_CHARS}.")
+    try:
+        steps = parse_steps(value)
+    except UserError as exc:
+        raise BadRequest(str(exc)) from None
+    if steps and not has_clip and voice is not None:
+        raise BadRequest(f"The voice '{voice[:60]}' is used as it was saved or designed and "
+                         "clean cleans only a ref_audio sent with the request; leave clean "
+                         "out, or send the clip as ref_audio.")
+    if steps and not has_clip:
+        raise BadRequest("The field 'clean' cleans the ref_audio sent with the request; send "
+                         "the clip too, or leave clean out.")
+    return steps
 
 
 def _clip_bytes(value: str) -> bytes:
@@ -233,6 +265,7 @@ def parse_speech(body: object) -> SpeechRequest:
     if ref_text is not None and ref_audio is None:
         raise BadRequest("The ref_text is the transcript of ref_audio; send the clip "
                                 "too, or leave ref_text out.")
+    clean = _clean(body, voice, ref_audio is not None)
     clip, key = None, None
     if ref_audio is not None:
         if not ref_text or not ref_text.strip():
@@ -257,6 +290,7 @@ def parse_speech(body: object) -> SpeechRequest:
         ref_text=ref_text,
         model=_string(body, "model"),
         judge=judge,
+        clean=clean,
     )
 
 

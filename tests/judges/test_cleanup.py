@@ -141,6 +141,7 @@ def test_bad_input_never_reaches_the_library(cleaner, audio, rate, words):
 def test_steps_are_parsed_in_run_order_and_unknown_ones_said():
     assert parse_steps("loudness, noise") == (NOISE, LOUDNESS)
     assert parse_steps("") == ()
+    assert parse_steps("All") == (NOISE, TRIM, LOUDNESS)
     with pytest.raises(UserError, match="Unknown cleanup step 'echo'"):
         parse_steps("noise,echo")
     assert identity((NOISE,)) != identity((NOISE, TRIM))

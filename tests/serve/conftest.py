@@ -59,3 +59,20 @@ def their_server(tiny_checkpoint, tmp_path_factory):
         yield Server(url, process, stderr, root / "data")
     finally:
         _stop(process)
+
+
+@pytest.fixture
+def served(tiny_checkpoint, tmp_path, one_torch_thread):
+    """An in-process test client on a started Renderer (one per test), and the Renderer."""
+    from starlette.testclient import TestClient
+
+    from studio.serve.app import create_app
+    from studio.serve.renderer import Renderer
+
+    renderer = Renderer(str(tiny_checkpoint), device="cpu", precision="fp32", limit=4,
+                        data_root=tmp_path / "data")
+    renderer.start()
+    with TestClient(create_app(renderer, None, tmp_path / "data"),
+                    raise_server_exceptions=False) as client:
+        yield client, renderer
+    renderer.stop()

@@ -200,6 +200,7 @@ def test_a_scripts_lines_render_on_the_server(studio, clip_file):
     for d, line in zip(s.lines, lines):
         take = by_id[d.take.take_id]
         assert take.settings.text == line.text and take.run.device == "remote"
+    assert len({t.batch for t in s.takes()}) == 1, "one render, one batch (listed together)"
 
 
 def test_failures_are_one_sentence_and_leave_no_take(studio, our_server):

@@ -7,25 +7,7 @@ from __future__ import annotations
 import base64
 import time
 
-import pytest
-
 from tests.serve.servers import assert_one_sentence, speech_like_wav
-
-
-@pytest.fixture
-def served(tiny_checkpoint, tmp_path, one_torch_thread):
-    from starlette.testclient import TestClient
-
-    from studio.serve.app import create_app
-    from studio.serve.renderer import Renderer
-
-    renderer = Renderer(str(tiny_checkpoint), device="cpu", precision="fp32", limit=4,
-                        data_root=tmp_path / "data")
-    renderer.start()
-    with TestClient(create_app(renderer, None, tmp_path / "data"),
-                    raise_server_exceptions=False) as client:
-        yield client, renderer
-    renderer.stop()
 
 
 def test_a_failing_voice_is_a_500_and_the_next_request_renders(served, tmp_path, monkeypatch,
