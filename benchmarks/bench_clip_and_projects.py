@@ -4,7 +4,9 @@
   5 min at 24 and 48 kHz (they run on every clip load and on Trim to the best 10 s);
 - the takes panel's project filter: ``TakeLibrary.list`` with and without
   ``project=`` (a ``json_extract`` over every row's settings) and ``projects()``, on a
-  library of N takes, a third of them one project's.
+  library of N takes, a third of them one project's; and the filter of that project
+  saved under a new name (its path matches no take, its lines' take ids all of them:
+  ``ProjectTakes`` passes the ids as one JSON parameter).
 
 Usage (from the repository root)::
 
@@ -48,6 +50,7 @@ def clips() -> None:
 
 
 def projects(count: int) -> None:
+    from studio.library.project_takes import ProjectTakes
     from studio.library.take_record import TakeRun, TakeSettings
     from studio.library.takes import NO_PROJECT, TakeLibrary
 
@@ -62,16 +65,40 @@ def projects(count: int) -> None:
             library.add(replace(base, seed=n, project=project, project_line=n if project else None),
                         run, audio, 24000, batch=f"b{n}")
         print(f"{count} takes written in {time.perf_counter() - started:.1f} s")
+        ids = [t.id for t in library.list(project="/tmp/radio.ovproj")]
+        copy = ProjectTakes.of("/tmp/radio copy.ovproj", ids)
         for label, kwargs in (("all", {}), ("one project", {"project": "/tmp/radio.ovproj"}),
-                              ("Clone & Design", {"project": NO_PROJECT})):
+                              ("Clone & Design", {"project": NO_PROJECT}),
+                              (f"a copy, {len(ids)} ids", {"project": copy})):
             seconds = best_of(lambda k=kwargs: library.list(**k))
             print(f"list({label}): {len(library.list(**kwargs))} takes in {seconds * 1e3:.1f} ms")
         print(f"projects(): {best_of(library.projects) * 1e3:.1f} ms")
+    take_ids(count)
+
+
+def take_ids(count: int) -> None:
+    """``Project.take_ids()`` (read on each view change while a script is open) with
+    ``count`` takes listed for its lines."""
+    import sqlite3
+    import uuid
+
+    from studio.scripts.project import Project
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "radio.ovproj"
+        Project.create(path).close()
+        with sqlite3.connect(path) as db:
+            db.executemany("INSERT INTO line_takes (line, take, added) VALUES (?, ?, 0)",
+                           [(n // 3, uuid.uuid4().hex) for n in range(count)])
+        with Project.open(path) as project:
+            seconds = best_of(project.take_ids)
+            print(f"Project.take_ids(): {len(project.take_ids())} ids in {seconds * 1e3:.1f} ms")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--takes", type=int, default=3000)
+    parser.add_argument("--projects-only", action="store_true", help="skip the clip checks")
     args = parser.parse_args()
     from studio.engine.precision import _linux_cpu_flags
 
@@ -83,7 +110,8 @@ def main() -> None:
     flags = sorted(f for f in _linux_cpu_flags() if f.startswith(("avx", "amx", "sse4")))
     print(f"CPU: {model}, flags: {' '.join(flags) or '(not readable)'}; "
           f"python {platform.python_version()}")
-    clips()
+    if not args.projects_only:
+        clips()
     projects(args.takes)
 
 

@@ -8,7 +8,6 @@ overwrites an existing file: a name already taken gets `` (2)``, `` (3)``...
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -18,6 +17,7 @@ from studio.atomic import atomic_write
 from studio.errors import UserError
 from studio.library.take_record import Take
 from studio.library.takes import TakeLibrary
+from studio.outputs import name_of, safe_stem, title_of
 from studio.sound import files
 
 # format -> (libsndfile format, subtype, file extension)
@@ -28,9 +28,7 @@ _FORMATS = {
     "MP3": ("MP3", "MPEG_LAYER_III", ".mp3"),  # libsndfile 1.1+ built with LAME and mpg123
 }
 SIDECAR_SCHEMA = 1
-MAX_STEM_CHARS = 80
-STEM_WORDS = 6  # an unnamed take's file: the first words of its text
-_UNSAFE = re.compile(r'[\x00-\x1f<>:"/\\|?*]+')
+SIDECAR_SUFFIX = ".json"
 
 
 def export_formats() -> list[str]:
@@ -39,20 +37,18 @@ def export_formats() -> list[str]:
             if files.can_write(container, subtype)]
 
 
-def default_stem(take: Take) -> str:
-    """A file name without extension: the take's name, or the first words of its text
-    (its time when it has no words)."""
-    words = take.name or " ".join(take.settings.text.split()[:STEM_WORDS])
-    if _UNSAFE.sub("", words).strip(" ."):
-        return safe_stem(words)
+def default_stem(take: Take, place: str = "") -> str:
+    """A file name without extension: the take's name, else a short title from its text
+    (outputs.title_of: "Chapter two", never "Chapter two. The rain had not"), the saved
+    voice it speaks in and ``place`` (such as "take 2", telling a batch's takes apart);
+    its time when it has no words."""
+    if take.name and safe_stem(take.name, ""):
+        return safe_stem(take.name)
+    title = title_of(take.settings.text)
+    if safe_stem(title, ""):
+        return name_of(title, take.voice_name or "", place)
     stamp = take.created[:19].replace("-", "").replace(":", "").replace("T", "-")
-    return f"take-{stamp}"
-
-
-def safe_stem(text: str) -> str:
-    """``text`` as a file name without extension, on every system ("take" if nothing is left)."""
-    stem = _UNSAFE.sub("_", " ".join(str(text).split())).strip(" .")
-    return stem[:MAX_STEM_CHARS].rstrip(" .") or "take"
+    return name_of(f"take-{stamp}", place)
 
 
 def sidecar(take: Take, audio_file: str) -> dict:
@@ -78,10 +74,11 @@ def sidecar(take: Take, audio_file: str) -> dict:
 
 
 def export_takes(library: TakeLibrary, ids: Iterable[str], folder: str | Path, fmt: str,
-                 stems: Sequence[str] | None = None) -> list[Path]:
-    """Write each take as ``<stem><ext>`` and ``<stem>.json`` in ``folder``; returns the
-    audio paths, in the order of ``ids``. ``stems``: the file names the user chose (one
-    per take), else each take's :func:`default_stem`; a name taken gets " (2)"."""
+                 stems: Sequence[str] | None = None, *, sidecars: bool = True) -> list[Path]:
+    """Write each take as ``<stem><ext>`` (and, with ``sidecars``, ``<stem>.json``) in
+    ``folder``, made when missing; returns the audio paths, in the order of ``ids``.
+    ``stems``: the file names the user chose (one per take), else each take's
+    :func:`default_stem`; a name taken gets " (2)"."""
     key = str(fmt).upper().lstrip(".")
     if key not in export_formats():
         raise UserError(
@@ -100,9 +97,10 @@ def export_takes(library: TakeLibrary, ids: Iterable[str], folder: str | Path, f
             path = _free_path(target, safe_stem(chosen) if chosen else default_stem(take), ext)
             with atomic_write(path) as handle:
                 files.write(handle, audio, rate, container, subtype)
-            data = json.dumps(sidecar(take, path.name), ensure_ascii=False, indent=2) + "\n"
-            with atomic_write(path.with_suffix(".json")) as handle:
-                handle.write(data.encode("utf-8"))
+            if sidecars:
+                data = json.dumps(sidecar(take, path.name), ensure_ascii=False, indent=2)
+                with atomic_write(path.with_suffix(SIDECAR_SUFFIX)) as handle:
+                    handle.write((data + "\n").encode("utf-8"))
             written.append(path)
     except (OSError, files.FileError) as exc:
         raise UserError(
@@ -118,6 +116,6 @@ def _free_path(folder: Path, stem: str, ext: str) -> Path:
     while True:
         name = stem if n == 1 else f"{stem} ({n})"
         path = folder / f"{name}{ext}"
-        if not path.exists() and not path.with_suffix(".json").exists():
+        if not path.exists() and not path.with_suffix(SIDECAR_SUFFIX).exists():
             return path
         n += 1

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
+from studio.library.clip_source import clip_label
 from studio.library.fields import name_key
+from studio.library.project_takes import ProjectTakes
 from studio.library.take_record import Take, voice_key
 from studio.library.takes import TakeNotFound
 
@@ -44,6 +46,8 @@ class SessionTakes:
             raise ValueError(f"an unsaved take's id starts with {UNSAVED_PREFIX!r}")
         if UNSAVED not in take.suspects:
             take = dataclasses.replace(take, suspects=(*take.suspects, UNSAVED))
+        if take.clip_label is None:
+            take = dataclasses.replace(take, clip_label=clip_label(take.settings.reference_path))
         self._takes[take.id] = (take, np.asarray(audio, dtype=np.float32), int(sample_rate))
         return take
 
@@ -60,8 +64,10 @@ class SessionTakes:
         self._deleted -= set(ids)
 
     def list(self, search: str = "", *, voice: str | None = None, starred: bool | None = None,
-             include_deleted: bool = False, project: str | None = None) -> list[Take]:
+             include_deleted: bool = False, project: str | ProjectTakes | None = None
+             ) -> list[Take]:
         terms = name_key(search or "").split()
+        scope = ProjectTakes.of(project) if project is not None else None
         out = []
         for take_id, (take, _audio, _rate) in self._takes.items():
             if take_id in self._deleted and not include_deleted:
@@ -70,7 +76,7 @@ class SessionTakes:
                 continue
             if starred is not None and take.starred != starred:
                 continue
-            if project is not None and (take.settings.project or "") != project:
+            if scope is not None and not scope.holds(take):
                 continue
             words = name_key("\n".join((take.settings.text, take.name, take.notes)))
             if all(term in words for term in terms):
@@ -93,7 +99,7 @@ class SessionTakes:
         out: dict[str, str] = {}
         for take in self.list():
             reference = take.settings.reference_path
-            label = Path(reference).name if reference else "Voice design"
+            label = (take.clip_label or Path(reference).name) if reference else "Voice design"
             out.setdefault(voice_key(take.settings), label)
         return list(out.items())
 

@@ -76,6 +76,9 @@ class Take:
     # The judges' verdicts as stored (studio.service.judging.TakeJudgement.to_dict());
     # None until the take is judged.
     judgements: dict | None = None
+    # A take rendered from a cleaned clip: the clip it was cleaned from, "noisy.wav,
+    # cleaned" (studio.library.clip_source); None for any other take.
+    clip_label: str | None = None
 
 
 def known_fields(cls, data: dict) -> dict:

@@ -34,8 +34,10 @@ import numpy as np
 
 from studio.atomic import atomic_write, fsync_dir
 from studio.errors import UserError
+from studio.library.clip_source import clip_label
 from studio.library.db import Database, busy_error, is_busy, make_folder
 from studio.library.fields import format_time, is_voice_id, name_key
+from studio.library.project_takes import ProjectTakes
 from studio.library.take_record import (
     Take,
     TakeRun,
@@ -131,11 +133,12 @@ class TakeLibrary:
         voice: str | None = None,
         starred: bool | None = None,
         include_deleted: bool = False,
-        project: str | None = None,
+        project: str | ProjectTakes | None = None,
     ) -> list[Take]:
         """Newest first. ``search`` keeps takes whose text, name or notes contain every word;
-        ``project`` a script project's takes (its file's path), or with NO_PROJECT the
-        takes of no project (Clone and Design)."""
+        ``project`` a script project's takes (its file's path, or a ProjectTakes that adds
+        the takes its lines use), or with NO_PROJECT the takes of no project (Clone and
+        Design)."""
         where, params = [], []
         if not include_deleted:
             where.append("deleted = 0")
@@ -143,8 +146,9 @@ class TakeLibrary:
             where.append("voice_key = ?")
             params.append(voice)
         if project is not None:
-            where.append("coalesce(json_extract(settings, '$.project'), '') = ?")
-            params.append(project)
+            condition, values = ProjectTakes.of(project).where()
+            where.append(condition)
+            params.extend(values)
         if starred is not None:
             where.append("starred = ?")
             params.append(int(bool(starred)))
@@ -155,19 +159,22 @@ class TakeLibrary:
         if where:
             sql += " WHERE " + " AND ".join(where)
         rows = self._db.query(sql + " ORDER BY created DESC, rowid DESC", params)
-        return [self._take(row) for row in rows]
+        labels: dict[str, str | None] = {}  # a clip's label, read once per listing
+        return [self._take(row, labels) for row in rows]
 
     def voices(self) -> list[tuple[str, str]]:
         """``(filter key, label)`` of the voices the listed (not deleted) takes used."""
         rows = self._db.query(
             "SELECT t.voice_key AS key, t.voice_label AS label, v.name AS current,"
-            " MAX(t.created) AS latest"
+            " MAX(t.created) AS latest, json_extract(t.settings, '$.reference_path') AS clip"
             " FROM takes t LEFT JOIN voices v ON v.id = t.voice_key AND v.deleted = 0"
             " WHERE t.deleted = 0 GROUP BY t.voice_key ORDER BY latest DESC"
         )
         out = []
         for row in rows:
-            label = row["current"] or row["label"]
+            # (a cleaned clip's label is read now: takes kept before it was named have
+            # its hashed file name)
+            label = row["current"] or clip_label(row["clip"]) or row["label"]
             out.append((row["key"], label))
         labels = [label for _, label in out]
         return [  # the same clip name from two different clips: tell them apart
@@ -184,6 +191,14 @@ class TakeLibrary:
             " FROM takes WHERE deleted = 0 AND json_extract(settings, '$.project') IS NOT NULL"
             " GROUP BY project ORDER BY latest DESC")
         return [row["project"] for row in rows if row["project"]]
+
+    def reference_paths(self) -> set[str]:
+        """The reference clips takes were rendered from, deleted takes' too (restorable
+        until purged): what must stay on disk for them to render again."""
+        rows = self._db.query(
+            "SELECT DISTINCT json_extract(settings, '$.reference_path') AS path FROM takes"
+            " WHERE json_extract(settings, '$.reference_path') IS NOT NULL")
+        return {row["path"] for row in rows if row["path"]}
 
     def read_audio(self, take_id: str) -> tuple[np.ndarray, int]:
         """The take's audio as float32 mono, and its sample rate."""
@@ -342,8 +357,12 @@ class TakeLibrary:
 
     # -- helpers ----------------------------------------------------------------
 
-    def _take(self, row: sqlite3.Row) -> Take:
+    def _take(self, row: sqlite3.Row, labels: dict | None = None) -> Take:
         settings = TakeSettings(**known_fields(TakeSettings, json.loads(row["settings"])))
+        labels = {} if labels is None else labels
+        clip = settings.reference_path
+        if clip and clip not in labels:
+            labels[clip] = clip_label(clip)
         return Take(
             id=row["id"],
             created=row["created"],
@@ -363,6 +382,7 @@ class TakeLibrary:
             # A deleted voice keeps the name it had when the take was rendered.
             voice_name=row["voice_now"] or (row["voice_label"] if settings.voice_id else None),
             judgements=json.loads(row["judgements"]) if row["judgements"] else None,
+            clip_label=labels.get(clip) if clip else None,
         )
 
     def _voice_label(self, settings: TakeSettings) -> str:
@@ -370,7 +390,8 @@ class TakeLibrary:
             rows = self._db.query("SELECT name FROM voices WHERE id = ?", (settings.voice_id,))
             return rows[0][0] if rows else "Deleted voice"
         if settings.reference_path:
-            return Path(settings.reference_path).name or settings.reference_path
+            return (clip_label(settings.reference_path) or Path(settings.reference_path).name
+                    or settings.reference_path)
         return "Voice design"
 
     def _writable(self) -> None:

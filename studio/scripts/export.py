@@ -58,6 +58,12 @@ def _step(cancel, on_progress: Progress | None, what: str, fraction: float) -> N
         on_progress(what, fraction)
 
 
+def stems_folder(mix: Path) -> Path:
+    """Where the stems of ``mix`` go: "<mix name>_stems" beside it (no space: a folder name
+    with one needs quoting in every shell and script a person hands it to)."""
+    return Path(mix).with_name(f"{Path(mix).stem}_stems")
+
+
 def stem_files(folder: Path, speakers: list[str], suffix: str) -> dict[str, Path]:
     """One file per speaker in ``folder``, named after the speaker (unique ignoring case)."""
     paths, seen = {}, set()
@@ -182,7 +188,7 @@ def check_mix_path(mix: Path) -> Path:
 
 def export_project(project, takes, mix: Path, *, stems: bool = True, srt: bool = True,
                    lufs: float = DEFAULT_LUFS) -> list[Path]:
-    """Write the mix (and stems in "<mix name> stems/", an SRT and a cue sheet beside it)."""
+    """Write the mix (and stems in "<mix name>_stems/", an SRT and a cue sheet beside it)."""
     return export_plan(plan_mix(project), takes, mix, stems=stems, srt=srt, lufs=lufs)
 
 
@@ -197,7 +203,7 @@ def export_plan(plan: MixPlan, takes, mix: Path, *, stems: bool = True, srt: boo
     mix = check_mix_path(mix)
     script, rendered, _rate = mix_of_plan(plan, takes, lufs, on_progress=on_progress,
                                           cancel=cancel)
-    folder = mix.with_name(f"{mix.stem} stems")
+    folder = stems_folder(mix)
     stem_paths = stem_files(folder, script.speakers, mix.suffix) if stems else {}
     srt_path = mix.with_suffix(".srt") if srt else None
     cue_path = mix.with_suffix(".cue") if srt else None

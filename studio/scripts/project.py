@@ -6,6 +6,9 @@ its id in the take library), a pronunciation dictionary and export settings.
 
 Every edit is one SQLite transaction, committed at once (WAL, synchronous FULL): a crash
 or a kill mid-edit leaves the file at the edit before or the edit after, never between.
+WAL lets the CLI read a project the studio has open, and a reader open a crashed one;
+each commit is then checkpointed into the .ovproj itself, so that the one file a person
+copies or mails is the whole project, not its first edits with the rest in the -wal.
 Undo and redo are kept in memory for the session: each edit stores the statements that
 do it and the ones that undo it. Line order is a real-valued position, so inserting,
 moving and deleting touch one row, and undoing them restores that row's value exactly.
@@ -19,10 +22,12 @@ Long because every edit of the one file pairs its statements with their undo in
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from studio.atomic import atomic_path, check_target
 from studio.engine.lexicon import Lexicon
 from studio.errors import UserError
 from studio.safe_read import MB, check_regular, read_head, size_words
@@ -35,6 +40,7 @@ MAX_PROJECT_BYTES = 512 * MB  # 5,000 lines with every take listed is a few MB
 MAX_SPEAKERS = 1_000
 MAX_SETTINGS = 1_000
 MAX_TAKES_LISTED = 10_000  # takes listed for one line
+MAX_PROJECT_TAKES = 1_000_000  # take ids read for the whole project (the Takes filter)
 # A read aborts after this many progress ticks (of 1,000 SQLite instructions each): over a
 # hundred times what reading 5,000 lines takes, so only a runaway query meets it.
 QUERY_BUDGET = 200_000
@@ -221,11 +227,42 @@ class Project:
                 for n in range(version, SCHEMA):
                     db.executescript(f"BEGIN; {MIGRATIONS[n]} PRAGMA user_version={n + 1}; "
                                      "COMMIT;")
+                project._checkpoint()
         except _FAILURES as exc:
             raise UserError(f"The project {path} is damaged or not a project "
                             f"({_why(exc)}).") from None
         db.set_progress_handler(project._tick, 1_000)
         return project
+
+    def save_as(self, path: Path) -> None:
+        """Write a complete copy of the project to ``path`` and carry on in it: later edits
+        save there and undo keeps working (the copy has the same ids); the old file stays
+        as it was. The copy is SQLite's backup of the open project, written under a temp
+        name and renamed, so ``path`` is the whole copy or untouched."""
+        path = Path(path).expanduser().absolute()
+        if path.suffix.lower() != PROJECT_SUFFIX:
+            raise UserError(f"A project file must end in {PROJECT_SUFFIX}; got {path.name}.")
+        if path.exists() and path.resolve() == self.path.resolve():
+            raise UserError(f"{path.name} is the open project, which already saves every "
+                            "change as it is made.")
+        check_target(path, "project")
+        try:
+            with atomic_path(path) as temp:
+                copy = sqlite3.connect(temp)
+                try:
+                    self._db.backup(copy)
+                finally:
+                    copy.close()
+                # A -wal left by a crash beside a replaced file would be replayed onto the copy.
+                for suffix in ("-wal", "-shm", "-journal"):
+                    Path(f"{path}{suffix}").unlink(missing_ok=True)
+        except (OSError, *_FAILURES) as exc:
+            raise UserError(f"The project could not be saved as {path} ({_why(exc)}); check "
+                            "the disk and the folder's permissions.") from None
+        fresh = Project._connect(path, create=False)
+        fresh._db.set_progress_handler(self._tick, 1_000)
+        self._db.close()
+        self._db, self.path = fresh._db, path
     def close(self) -> None:
         self._db.close()
 
@@ -397,6 +434,13 @@ class Project:
                           (line_id,), MAX_TAKES_LISTED, "takes for one line")
         return [row[0] for row in rows if isinstance(row[0], str)]
 
+    def take_ids(self) -> set[str]:
+        """Every take its lines use or have listed, whichever project file they were
+        rendered for (a copy saved under a new name keeps its takes)."""
+        rows = self._rows("SELECT take FROM line_takes UNION SELECT take FROM lines "
+                          "WHERE take IS NOT NULL", (), MAX_PROJECT_TAKES, "takes")
+        return {row[0] for row in rows if isinstance(row[0], str)}
+
     def set_dictionary(self, lexicon: Lexicon) -> None:
         old = self.dictionary()
         self._edit(self._dictionary_sql(lexicon), self._dictionary_sql(old))
@@ -547,6 +591,16 @@ class Project:
             return lines[at].position + 1.0
         return (lines[at].position + lines[at + 1].position) / 2
 
+    def _checkpoint(self) -> None:
+        """Copy what the -wal holds into the .ovproj, so the file alone is the project.
+        PASSIVE never waits: pages a reader (the CLI) still needs are copied by the next
+        edit's checkpoint or at close; the edit itself is already committed, so a failed
+        checkpoint (a full disk) is logged, not said as a lost edit."""
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        except _FAILURES as exc:
+            logging.getLogger(__name__).warning("checkpoint of %s failed: %s", self.path, exc)
+
     def _edit(self, do: list, undo: list) -> None:
         self._run(do)
         self._undo.append((do, undo))
@@ -569,3 +623,4 @@ class Project:
         except _FAILURES as exc:  # a full disk, a lock, a damaged file
             raise UserError(f"The project {self.path} cannot be saved ({_why(exc)}); check the "
                             "disk and that no other program holds it.") from None
+        self._checkpoint()

@@ -57,8 +57,9 @@ class EditsLines:
         ids = self.selected_ids()
         return self.project.line(ids[0]) if ids and self.project is not None else None
 
-    def add_line(self) -> None:
-        """A new line after the current one, in its speaker's voice, being edited."""
+    def add_line(self, speaker: int | None = None) -> None:
+        """A new line after the current one, being edited: spoken by ``speaker`` (an id),
+        else by the current line's speaker, else by the first."""
         if self.project is None:
             return
         current = self.current_line()
@@ -66,7 +67,8 @@ class EditsLines:
         if current is None and not speakers:
             self._edit(self.project.add_speaker, "Narrator", "design")
             speakers = self.project.speakers()
-        speaker = current.speaker if current is not None else speakers[0].id
+        if speaker not in {s.id for s in speakers}:
+            speaker = current.speaker if current is not None else speakers[0].id
         before = {line.id for line in self.project.lines()}
         if not self._edit(self.project.add_line, speaker, "…",
                           after=current.id if current is not None else None):
@@ -84,7 +86,9 @@ class EditsLines:
 
     def _add_line_clicked(self) -> None:
         self.table.setFocus(Qt.FocusReason.OtherFocusReason)  # Enter adds the next one
-        self.add_line()
+        # The speaker chosen in the cast: it was always the current line's (a Narrator
+        # line with Tom chosen).
+        self.add_line(self.cast.current_speaker())
 
     def delete_lines(self) -> None:
         for line_id in self.selected_ids():

@@ -64,6 +64,23 @@ def _mix_task(view, work, failure: str, cancelled_by=()):
     return task
 
 
+def listed(items: list[str]) -> str:
+    """"a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def mix_said(mix: Path, written: list[Path]) -> str:
+    """What a mix export wrote, each file named: "Exported dialogue.wav, .srt, .cue and
+    2 stems in 'dialogue_stems/' to /projects." (the stems by count: one per speaker)."""
+    beside = [p for p in written if p.parent == mix.parent and p != mix]
+    stems = [p for p in written if p.parent != mix.parent]
+    parts = [mix.name, *(p.suffix if p.stem == mix.stem else p.name for p in beside)]
+    if stems:
+        parts.append(f"{len(stems)} stem{'s' if len(stems) != 1 else ''} in "
+                     f"'{stems[0].parent.name}/'")
+    return f"Exported {listed(parts)} to {mix.parent}."
+
+
 def book_said(mix: Path, result, *, srt: bool = False) -> str:
     """What an audiobook export wrote (the chapter MP3s' folder named), that its chapters
     are normalised (a take's loudness badge is about the take, not the book), and each
@@ -301,12 +318,12 @@ class PlaysAndExports:
                 and self.project.setting("export_path") != str(mix):
             self.project.set_setting("export_path", str(mix))
         said = book_said(mix, written, srt=job.srt) if hasattr(written, "acx") else (
-            f"Exported {mix.name} and {len(written) - 1} more files to {mix.parent}.")
+            mix_said(mix, written))
         if job.stale:
             said += (f" {job.stale} line{'s' if job.stale != 1 else ''} changed after rendering: "
                      "the mix has the takes rendered before the change.")
         self._export_over(job, said, error=False)
-        self.message.emit(said)
+        self.exported.emit(said, str(mix.parent))
 
     def _export_over(self, job, sentence: str, *, error: bool = True) -> None:
         job.task.deleteLater()

@@ -19,6 +19,8 @@ from studio.views.words import start_folder
 
 OPENABLE = (PROJECT_SUFFIX, *SCRIPT_SUFFIXES, *BOOK_SUFFIXES)
 NEW_FILTER = f"Script projects (*{PROJECT_SUFFIX})"
+NOTHING_TO_SAVE = ("Open or start a project first; Save project as… writes a copy of the "
+                   "open one.")
 
 
 def script_file_of(mime: QMimeData) -> Path | None:
@@ -56,9 +58,10 @@ def ask_new_project(parent: QWidget, start: str) -> Path | None:
 
 
 class StartsScripts:
-    """The Script view's ways in: a typed or browsed path, New script…, drop or paste.
-    Mixed into ScriptView, whose ``show_project``, ``start_import``, ``add_line``,
-    ``project``, ``pathEdit``, ``table`` and ``notice`` it uses."""
+    """The Script view's ways in: a typed or browsed path, New script…, drop or paste;
+    and Save project as…. Mixed into ScriptView, whose ``show_project``, ``start_import``,
+    ``add_line``, ``project``, ``pathEdit``, ``exportEdit``, ``table`` and ``notice`` it
+    uses."""
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -130,6 +133,37 @@ class StartsScripts:
         if not self.project.lines():
             self.table.setFocus()
             self.add_line()
+
+    def save_project_as(self) -> None:
+        """File ▸ Save project as…: a complete copy under a new name, which this view then
+        edits (the old file stays as it was). The Save dialog asks before replacing a file."""
+        if self.project is None:
+            self.notice.show_message(NOTHING_TO_SAVE)
+            return
+        old = self.project.path
+        # "NAME copy": the open file itself would be asked "replace it?" only to be refused.
+        start = old.with_name(f"{old.stem} copy{PROJECT_SUFFIX}")
+        chosen, _ = QFileDialog.getSaveFileName(self, "Save project as", str(start), NEW_FILTER)
+        path = new_project_path(chosen) if chosen else None
+        if path is None:
+            return
+        try:
+            self.project.save_as(path)
+        except UserError as exc:  # the open file itself is no failure: said, not in red
+            self.notice.show_message(str(exc), error=path.resolve() != old.resolve())
+            return
+        self.pathEdit.setText(str(path))
+        # The copy exports beside itself, under its own name, in the same format: the
+        # original's path (kept in the copied file) would write over the original's mix,
+        # stems and subtitles the next time either is exported.
+        suffix = Path(self.exportEdit.text().strip()).suffix or ".wav"
+        mix = str(path.with_suffix(suffix))
+        self.exportEdit.setText(mix)
+        self.project.set_setting("export_path", mix)
+        self._refresh()
+        self.project_changed.emit(path)
+        self.message.emit(f"Saved a copy as {path.name}; changes now save to it "
+                          f"({old.name} stays as it was).")
 
     def handle_drop(self, mime) -> bool:
         """A dropped or pasted project or script opens (a script is imported); False when

@@ -19,7 +19,8 @@ def natural_width(widget: QWidget) -> int:
         margins = widget.contentsMargins()
         return (widget.fontMetrics().horizontalAdvance(widget.text()) + margins.left()
                 + margins.right() + 2 * widget.margin() + 2)
-    return max(widget.sizeHint().width(), widget.minimumSizeHint().width())
+    # A minimum width set on it reserves room for a text it shows only at times.
+    return max(widget.sizeHint().width(), widget.minimumSizeHint().width(), widget.minimumWidth())
 
 
 class ReflowRow(QWidget):
@@ -28,6 +29,11 @@ class ReflowRow(QWidget):
     ``groups``: sequences of widgets, and None for a stretch; ``grow``: the widgets that
     take the spare width (each never narrower than its minimum width). Every other widget
     keeps its size hint, so a button's or combo's text is never cut.
+
+    The row is decided by the width it is given, with hysteresis: a text that grows may
+    stack it, but one that shrinks again does not lay it flat (only more width does), so
+    the row does not jump back and forth under a person's pointer as counts and labels
+    come and go.
     """
 
     def __init__(self, *groups, grow=(), parent: QWidget | None = None):
@@ -37,6 +43,7 @@ class ReflowRow(QWidget):
         self._box.setSpacing(SPACING)
         self._groups: list[QWidget] = []
         self._items: list[list[QWidget]] = []
+        self._most = 0  # the most width the groups have needed side by side
         for group in groups:
             holder = QWidget(self)
             line = QHBoxLayout(holder)
@@ -62,7 +69,7 @@ class ReflowRow(QWidget):
             self._items.append(widgets)
 
     def needed_width(self) -> int:
-        """The width the groups need side by side."""
+        """The width the groups need side by side (the most they ever needed)."""
         widths = []
         for widgets in self._items:
             shown = [w for w in widgets  # one that keeps its place hidden counts too
@@ -70,7 +77,8 @@ class ReflowRow(QWidget):
             if shown:
                 widths.append(sum(natural_width(w) for w in shown)
                               + SPACING * (len(shown) - 1))
-        return sum(widths) + SPACING * max(0, len(widths) - 1)
+        self._most = max(self._most, sum(widths) + SPACING * max(0, len(widths) - 1))
+        return self._most
 
     def stacked(self) -> bool:
         return self._box.direction() == QBoxLayout.Direction.TopToBottom

@@ -16,10 +16,33 @@ from studio.views.takes_model import suspect_label
 from studio.wording import count_words
 
 DESIGN_ITEM = "Describe a voice…"
+# The voice box is as wide as its longest item up to this many characters (the description
+# box beside it needs room); a longer name is whole in the box's tooltip.
+VOICE_BOX_MOST = 30
+VOICE_BOX_TIP = ("A saved voice, or a voice described in words with a locked seed, so every "
+                 "line sounds like the same person")
 RENDER_CHANGED = "Render changed"
+SEED_LOCKED = "Variation locked"
 EMPTY_HINT = ("Start a New script…, open a project, or drop a script here to import it: "
               "lines such as \"Alice: Hello.\", Markdown "
               "with # chapters, or SRT/VTT subtitles. Each name becomes a speaker.")
+
+# Beside the project's name: nobody should look for a Save button (every edit is committed
+# and checkpointed into the one file as it is made).
+SAVES = "saved automatically"
+
+
+def saves_tip(name: str) -> str:
+    return (f"Every change is saved to {name} as you make it, and that one file is the whole "
+            "project: copy or back it up as it is. File ▸ Save project as… (Ctrl+Shift+S) "
+            "writes a copy under another name.")
+
+
+def locked_tip(name: str, seed: int) -> str:
+    """What "Variation locked" means, in words (the seed only as a detail at the end)."""
+    return (f"All of {name}'s lines keep one voice: a description fits many voices, and the "
+            "same one of them is used for each line. New variation tries another for one "
+            f"line only. (Variation number {seed}.)")
 
 
 def render_changed_text(count: int) -> str:
@@ -37,6 +60,11 @@ def render_changed_tip(count: int) -> str:
 
 class ShowsProject:
     """ScriptView's showing part (it holds the widgets and the open project)."""
+
+    def voices_changed(self) -> None:
+        """A voice was saved, renamed or deleted: the speakers' voice list and the cast
+        (a voice saved from a take is picked here at once) read the library again."""
+        self._refresh()
 
     def _refresh(self) -> None:
         """Show the project as it is now (after every edit, render and undo)."""
@@ -75,10 +103,13 @@ class ShowsProject:
         if has:
             seconds = sum(r.seconds or 0 for r in rows)
             names = ", ".join(s.name for s in speakers) or "no speakers yet"
-            self.projectLabel.setText(f"{self.project.path.name} · {count_words(len(rows), 'line')} · "
+            name = self.project.path.name
+            self.projectLabel.setText(f"{name} · {SAVES} · {count_words(len(rows), 'line')} · "
                                       f"{names} · {seconds:.1f} s rendered")
+            self.projectLabel.setToolTip(saves_tip(name))
         else:
             self.projectLabel.setText(EMPTY_HINT)
+            self.projectLabel.setToolTip("")
         self._show_speaker()
         self._show_line()
         self._refresh_play()
@@ -169,6 +200,16 @@ class ShowsProject:
         self._player.load(audio, rate, ("cast", str(self.project.path), speaker_id))
         self._player.play()
 
+    def _fit_voice_box(self) -> None:
+        """Review 6, item 4: the box read "Saved voice: Marga". Its width follows the
+        listed names (the same for every speaker, so the row does not jump); the current
+        one is in the tooltip too, for a name longer than the box."""
+        combo = self.voiceCombo
+        longest = max((len(combo.itemText(i)) for i in range(combo.count())), default=0)
+        combo.setMinimumContentsLength(max(12, min(longest + 2, VOICE_BOX_MOST)))
+        current = combo.currentText()
+        combo.setToolTip(f"{current}\n\n{VOICE_BOX_TIP}" if current else VOICE_BOX_TIP)
+
     def _show_speaker(self) -> None:
         speaker = self.current_speaker()
         blocked = self.voiceCombo.blockSignals(True)
@@ -195,6 +236,7 @@ class ShowsProject:
                 selected = self.voiceCombo.count() - 1
         self.voiceCombo.setCurrentIndex(selected)
         self.voiceCombo.blockSignals(blocked)
+        self._fit_voice_box()
         design = speaker is not None and speaker.kind == "design"
         # Always there (greyed for a saved voice or a clip), so the row keeps its layout.
         self.instructEdit.setEnabled(self.project is not None and (speaker is None or design))
@@ -204,10 +246,8 @@ class ShowsProject:
         if not self.instructEdit.hasFocus():
             self.instructEdit.setText(speaker.instruct or "" if design else "")
         locked = design and speaker.seed is not None
-        self.seedLabel.setText("Variation locked" if locked else "")
-        self.seedLabel.setToolTip(
-            (f"Variation {speaker.seed}: every line of this speaker renders this variation, so "
-             "the described voice stays the same person") if locked else "")
+        self.seedLabel.setText(SEED_LOCKED if locked else "")
+        self.seedLabel.setToolTip(locked_tip(speaker.name, speaker.seed) if locked else "")
 
     def _show_line(self, *_args) -> None:
         line = self.current_line()

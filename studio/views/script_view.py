@@ -13,8 +13,8 @@ is split by what it does: script_editing (edits), script_showing (showing the pr
 script_rendering (asking the worker for lines), script_export (playing and exporting
 the mix), and the cast panel, lines model, reflowing rows and file drops beside them.
 
-Keyboard: Enter (or Add line) adds a line after the current one (same speaker) and
-edits it; F2 edits; Ctrl+Enter renders the selected lines; Alt+1..9 gives them speaker
+Keyboard: Enter adds a line after the current one (same speaker) and edits it (Add line:
+for the speaker chosen in the cast); F2 edits; Ctrl+Enter renders the selected lines; Alt+1..9 gives them speaker
 1..9; Delete removes them; Ctrl+Up/Down moves a line; Ctrl+Z / Ctrl+Shift+Z undo and redo.
 """
 
@@ -66,6 +66,8 @@ from studio.views.script_rendering import RendersLines
 from studio.views.script_showing import (
     EMPTY_HINT,
     RENDER_CHANGED,
+    SEED_LOCKED,
+    VOICE_BOX_TIP,
     ShowsProject,
     render_changed_tip,
 )
@@ -86,6 +88,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
     cancel_requested = Signal()
     compare_requested = Signal(object)  # two take ids: the takes panel's A/B
     message = Signal(str)  # an information sentence for the status bar
+    exported = Signal(str, str)  # what an export wrote (a sentence), and its folder
     project_changed = Signal(object)  # the open project's path (None: none open)
     line_takes_shown = Signal(object, object)  # the current line's take ids, its chosen one
     play_failed = Signal(str)
@@ -106,6 +109,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         self._shown_takes: tuple = ()  # what line_takes_shown last said: said again on change
         self._pronunciations = Pronunciations()  # the data folder's, read when it changes
         self._dictionary = None  # the open project's own Lexicon, read at each refresh
+        self._reopened = ""  # said once past the model-ready line: the project open at quit
         self._build()
         self._connect()
         self._refresh()
@@ -150,13 +154,17 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         self.voiceCombo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.voiceCombo.setMinimumContentsLength(12)
-        self.voiceCombo.setToolTip("A saved voice, or a voice described in words with a "
-                                   "locked seed, so every line sounds like the same person")
+        self.voiceCombo.setToolTip(VOICE_BOX_TIP)
         self.instructEdit = QLineEdit()
         self.instructEdit.setObjectName("speakerInstructEdit")
         self.instructEdit.setPlaceholderText("e.g. female, low pitch, british accent")
         self.seedLabel = hint_label("")
         self.seedLabel.setObjectName("speakerSeedLabel")
+        # Its room kept for every speaker: shown for the first, it stacked the row at 1024 px
+        # and moved the description box from under the pointer.
+        self.seedLabel.setWordWrap(False)
+        self.seedLabel.setMinimumWidth(
+            self.seedLabel.fontMetrics().horizontalAdvance(SEED_LOCKED) + 4)
         self.newSpeakerEdit = QLineEdit()
         self.newSpeakerEdit.setObjectName("newSpeakerEdit")
         self.newSpeakerEdit.setPlaceholderText("New speaker…")
@@ -221,9 +229,10 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
                                       "take")
         self.addLineButton = QPushButton("Add line")
         self.addLineButton.setObjectName("addLineButton")
-        self.addLineButton.setToolTip("Add a line after the selected one, in its speaker's voice "
-                                      "(Enter on the lines does the same; Alt+1..9 gives the "
-                                      "selected lines speaker 1..9)")
+        self.addLineButton.setToolTip("Add a line after the selected one, for the speaker chosen "
+                                      "in the cast (Enter on the lines adds one for the selected "
+                                      "line's speaker; Alt+1..9 gives the selected lines speaker "
+                                      "1..9)")
         self.readsLabel = hint_label("")
         self.readsLabel.setObjectName("readsLabel")
 
@@ -420,9 +429,13 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
 
     def save_state(self, settings) -> None:
         settings.set_state("script/project", str(self.project.path) if self.project else "")
+        settings.set_state("script/pronunciations_open", self.dictionarySection.is_expanded())
 
     def restore_state(self, settings) -> None:
         """The project open when the studio quit opens again (a moved one is said)."""
+        opened = settings.state("script/pronunciations_open")
+        if opened in (True, False, "true", "false"):  # an INI file hands back strings
+            self.dictionarySection.set_expanded(opened in (True, "true"))
         path = settings.state("script/project")
         if not isinstance(path, str) or not path:
             return
@@ -431,7 +444,14 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
             self.notice.show_message(f"The project {Path(path).name} open last time is no "
                                      "longer there; open another or import a script.")
             return
-        self.open_path()
+        if self._open_saying(Path(path).expanduser()):
+            self._reopened = f"Reopened {Path(path).name}, as you left it."
+            self.message.emit(self._reopened)
+
+    def reopened_said(self) -> str:
+        """The sentence for the project reopened at start, once (then "")."""
+        said, self._reopened = self._reopened, ""
+        return said
 
     def close_project(self) -> None:
         self._stop_tasks()

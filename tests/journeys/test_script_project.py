@@ -88,13 +88,13 @@ def test_import_a_dialogue_render_rerender_export_and_reopen(launch, tmp_path, s
     studio.type("exportPathEdit", str(mix))
     studio.click("exportScriptButton")
     # Written on the export's own thread: the notice says when all the files are there.
-    studio.wait_until(lambda: studio.text("scriptNotice").startswith("Exported breakfast.wav and"),
-                      60, "the export")
+    studio.wait_until(lambda: studio.text("scriptNotice").startswith(
+        "Exported breakfast.wav, .srt, .cue and 2 stems in 'breakfast_stems/'"), 60, "the export")
     assert mix.exists()
-    stems = sorted(p.name for p in (mix.parent / "breakfast stems").iterdir())
+    stems = sorted(p.name for p in (mix.parent / "breakfast_stems").iterdir())
     assert stems == ["Alice.wav", "Bob.wav"], stems
     frames = sf.info(str(mix)).frames
-    assert all(sf.info(str(mix.parent / "breakfast stems" / s)).frames == frames for s in stems)
+    assert all(sf.info(str(mix.parent / "breakfast_stems" / s)).frames == frames for s in stems)
     assert (mix.parent / "breakfast.srt").read_text(encoding="utf-8").count(" --> ") == 4
     assert studio.close() == 0
 

@@ -33,7 +33,7 @@ def test_every_format_reads_back_with_the_same_length_and_rate(lib, tmp_path, fm
     lib.rename(takes[0].id, "Hero: take/1?")
     paths = export_takes(lib, [t.id for t in takes], tmp_path / "out", fmt)
     assert [p.suffix for p in paths] == [f".{fmt.lower()}"] * 2
-    assert paths[0].name == f"Hero_ take_1_.{fmt.lower()}"  # unsafe characters replaced
+    assert paths[0].name == f"Hero take 1.{fmt.lower()}"  # refused characters replaced
     for path, take in zip(paths, takes):
         audio, rate = sf.read(path, dtype="float32")
         assert rate == RATE and audio.shape == (round(take.audio_seconds * RATE),)
@@ -67,7 +67,29 @@ def test_an_unnamed_take_is_named_by_its_first_words_or_the_chosen_name(lib, tmp
     take = add(lib, "Good morning, and welcome to the first chapter of the book.", seed=1211874011)
     silent = add(lib, "   ", seed=3)
     paths = export_takes(lib, [take.id, silent.id], tmp_path, "wav")
-    assert paths[0].name == "Good morning, and welcome to the.wav"
+    assert paths[0].name == "Good morning.wav"  # cut where the clause ends
     assert paths[1].name.startswith("take-") and "seed" not in paths[1].name
     chosen = export_takes(lib, [take.id], tmp_path, "wav", stems=["Intro: final/2"])
-    assert chosen[0].name == "Intro_ final_2.wav"
+    assert chosen[0].name == "Intro final 2.wav"
+
+
+def test_a_take_is_named_by_its_first_sentence_its_voice_and_its_place(lib):
+    """Review 5 (9): "Chapter two. The rain had not.wav", the text cut mid-sentence."""
+    from dataclasses import replace
+
+    from studio.library.export import default_stem
+
+    take = add(lib, "Chapter two. The rain had not stopped for three days.")
+    assert default_stem(take) == "Chapter two"
+    voiced = replace(take, voice_name="Margaret (elderly British)")
+    assert default_stem(voiced, "take 2") == "Chapter two - Margaret (elderly British) - take 2"
+    assert default_stem(add(lib, "The rain had not stopped for three whole days")) \
+        == "The rain had not stopped"
+    assert default_stem(replace(voiced, name="Opening")) == "Opening"  # a name wins
+
+
+def test_without_sidecars_only_the_audio_is_written(lib, tmp_path):
+    take = add(lib, "Just the audio.")
+    paths = export_takes(lib, [take.id], tmp_path / "new" / "folder", "wav", sidecars=False)
+    assert [p.name for p in (tmp_path / "new" / "folder").iterdir()] == ["Just the audio.wav"]
+    assert paths == [tmp_path / "new" / "folder" / "Just the audio.wav"]

@@ -8,8 +8,10 @@ from dataclasses import replace
 import pytest
 from takes_helpers import RATE, RUN, make_settings, tone
 
+from studio.library.project_takes import ProjectTakes
 from studio.library.session_takes import SessionTakes, TakeShelf, new_unsaved_id
 from studio.library.takes import NO_PROJECT, TakeLibrary
+from studio.scripts.project import Project
 
 
 @pytest.fixture
@@ -56,3 +58,43 @@ def test_the_shelf_filters_unsaved_takes_by_project_too(lib, tmp_path):
     assert [t.id for t in shelf.list(project=str(tmp_path / "other.ovproj"))] == [unsaved.id]
     assert shelf.list(project=NO_PROJECT) == []
     assert set(shelf.projects()) == {radio, str(tmp_path / "other.ovproj")}
+
+
+def test_a_project_saved_under_a_new_name_still_lists_its_takes(lib, tmp_path):
+    """Second review, item 2: Save project as… kept the lines' takes (by id) but the takes
+    stay filed under the first file's path, so the copy listed "0 takes shown"."""
+    first = tmp_path / "dialogue.ovproj"
+    with Project.create(first) as project:
+        anna = project.add_speaker("Anna", "design", instruct="female")
+        lines = [project.add_line(anna, f"Line {n}.") for n in (1, 2)]
+        takes = [keep(lib, f"Line {n}.", str(first), n, batch=f"d{n}") for n in (1, 2)]
+        again = keep(lib, "Line 1.", str(first), 1, batch="again")  # a second take of line 1
+        project.choose_takes({lines[0]: takes[0].id, lines[1]: takes[1].id})
+        project.choose_take(lines[0], again.id)
+        other = keep(lib, "Another script's line.", str(tmp_path / "book.ovproj"), 1)
+        copy = tmp_path / "for-client.ovproj"
+        project.save_as(copy)
+        ids = project.take_ids()
+    assert ids == {takes[0].id, takes[1].id, again.id}
+    theirs = [again.id, takes[1].id, takes[0].id]  # newest first
+    assert [t.id for t in lib.list(project=str(copy))] == [], "filed under the first file"
+    assert [t.id for t in lib.list(project=ProjectTakes.of(str(copy), ids))] == theirs
+    assert [t.id for t in lib.list(project=ProjectTakes.of(str(first), ids))] == theirs
+    assert [t.id for t in lib.list(project=str(first))] == theirs, "the original keeps them"
+    assert other.id not in {t.id for t in lib.list(project=ProjectTakes.of(str(copy), ids))}
+    assert [t.id for t in lib.list("again", project=ProjectTakes.of(str(copy), ids))] == []
+    # A take rendered in the copy since is filed under it; an unsaved one reads the same rule.
+    later = keep(lib, "Line 3.", str(copy), 3, batch="later")
+    session = SessionTakes()
+    unsaved = session.add(replace(takes[0], id=new_unsaved_id()), tone(), RATE)
+    shelf = TakeShelf(lib, session)
+    listed = [t.id for t in shelf.list(project=ProjectTakes.of(str(copy), ids | {unsaved.id}))]
+    assert listed == [unsaved.id, later.id, *theirs]
+
+
+def test_thousands_of_project_take_ids_pass_as_one_parameter(lib, tmp_path):
+    """More ids than SQLite allows parameters (32,766) still read in one query."""
+    kept = keep(lib, "Line 1.", str(tmp_path / "a.ovproj"), 1)
+    ids = {f"{n:032x}" for n in range(40_000)} | {kept.id}
+    assert [t.id for t in lib.list(project=ProjectTakes.of(str(tmp_path / "b.ovproj"), ids))] \
+        == [kept.id]

@@ -171,7 +171,7 @@ def test_an_m4b_exports_from_the_view_normalised_with_each_failing_chapter_said(
     view.exportEdit.setText(str(out))
     view.stemsCheck.setChecked(True)
     view.srtCheck.setChecked(True)
-    with qtbot.waitSignal(view.message, timeout=60_000) as said:
+    with qtbot.waitSignal(view.exported, timeout=60_000) as said:
         view.exportButton.click()
     text = said.args[0]
     assert text.startswith(f"Exported tale.m4b (3 chapters) to {tmp_path}, and 3 chapter "

@@ -98,3 +98,28 @@ def test_the_voice_row_keeps_its_layout_between_saved_and_described_voices(qtbot
     assert view.instructEdit.isVisible() and not view.instructEdit.isEnabled()
     assert view.instructEdit.placeholderText() == "Described by its saved voice"
     assert view.instructEdit.geometry() == described
+
+
+def test_the_voice_box_shows_a_saved_voice_whole_or_names_it_in_its_tooltip(qtbot, tmp_path,
+                                                                          voice_writer, view):
+    """Review 6, item 4: the Voice of box read "Saved voice: Marga"."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+    voice_writer.create("Margaret", write_clip(tmp_path / "m.wav", 2.0), make_prompt(text="Hi."))
+    long_name = "Margaret from the second floor, reading slowly"
+    voice_writer.create(long_name, write_clip(tmp_path / "l.wav", 2.0), make_prompt(text="Hi."))
+    view.speakerCombo.setCurrentIndex(view.speakerCombo.findText("Mia"))
+    combo = view.voiceCombo
+    for name in ("Margaret", long_name):
+        combo.activated.emit(combo.findText(f"Saved voice: {name}"))  # the person picks it
+        qtbot.wait(20)
+        assert combo.currentText() == f"Saved voice: {name}"
+        option = QStyleOptionComboBox()
+        combo.initStyleOption(option)
+        field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                             QStyle.SubControl.SC_ComboBoxEditField, combo)
+        whole = combo.fontMetrics().horizontalAdvance(combo.currentText()) <= field.width()
+        if name == "Margaret":
+            assert whole, (combo.currentText(), field.width())
+        else:
+            assert whole or long_name in combo.toolTip()

@@ -11,7 +11,6 @@ from PySide6.QtCore import Qt
 from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
 from take_fixtures import RATE, add, voice
 
-from studio.library.takes import TakeLibrary
 from studio.service.requests import LineDone, TakeAudio
 from studio.sound.loudness import loudness_lufs
 from studio.views.main_window import MainWindow
@@ -25,20 +24,14 @@ Bob: Then coffee first.
 
 
 @pytest.fixture
-def writer():
-    with TakeLibrary() as library:  # the data folder conftest points at a temp folder
-        yield library
-
-
-@pytest.fixture
 def player():
     return FakePlayer()
 
 
 @pytest.fixture
-def studio(qtbot, tmp_path, writer, player):
+def studio(qtbot, tmp_path, data_writer, player):
     """The main window with the dialogue imported and both speakers given a voice."""
-    controller = FakeController(writer)
+    controller = FakeController(data_writer)
     settings = make_settings(tmp_path / "settings.ini")
     window = MainWindow(settings, controller, player, audio_status=PLAYABLE,
                         accel_probe=lambda: CPU_ONLY)
@@ -67,17 +60,17 @@ def clips(request) -> list[np.ndarray]:
     return [voice(0.4 + 0.1 * n, freq=150 + 40 * n) for n in range(len(request.lines))]
 
 
-def finish_line(studio, writer, job, request, n, clip) -> None:
+def finish_line(studio, data_writer, job, request, n, clip) -> None:
     """What the worker does as line ``n``'s batch ends: the take saved, line_rendered."""
     _window, controller, _settings = studio
     line = request.lines[n]
-    take = add(writer, line.text, seed=line.seeds[0], instruct=line.instruct, audio=clip).id
+    take = add(data_writer, line.text, seed=line.seeds[0], instruct=line.instruct, audio=clip).id
     done = LineDone(request.keys[n], TakeAudio(clip, RATE, line.seeds[0], take), n,
                     len(request.lines))
     job.report("line", done)
 
 
-def test_lines_play_in_script_order_as_their_batches_end(qtbot, studio, writer, player):
+def test_lines_play_in_script_order_as_their_batches_end(qtbot, studio, data_writer, player):
     window, controller, _settings = studio
     view = window.scriptView
     job, request = render_all(studio)
@@ -85,13 +78,13 @@ def test_lines_play_in_script_order_as_their_batches_end(qtbot, studio, writer, 
     pauses = [line.pause_after for line in view.project.lines()]
     key = ("script", str(view.project.path))
 
-    finish_line(studio, writer, job, request, 0, audio[0])  # Alice's batch: lines 1 and 3
+    finish_line(studio, data_writer, job, request, 0, audio[0])  # Alice's batch: lines 1 and 3
     assert ("begin_stream", key) in player.calls and player.state() == "playing"
-    finish_line(studio, writer, job, request, 2, audio[2])
+    finish_line(studio, data_writer, job, request, 2, audio[2])
     assert len(player.streamed) == 1, "line 3 waits for line 2"
-    finish_line(studio, writer, job, request, 1, audio[1])  # Bob's batch: lines 2 and 4
+    finish_line(studio, data_writer, job, request, 1, audio[1])  # Bob's batch: lines 2 and 4
     assert len(player.streamed) == 3 and player.streaming()
-    finish_line(studio, writer, job, request, 3, audio[3])
+    finish_line(studio, data_writer, job, request, 3, audio[3])
     assert ("end_stream",) in player.calls and not player.streaming()
 
     heard = np.concatenate(player.streamed)
@@ -116,48 +109,48 @@ def test_lines_play_in_script_order_as_their_batches_end(qtbot, studio, writer, 
     assert view.playButton.text() == "Pause"
 
 
-def test_cancel_stops_the_lines_playing_and_late_lines_stay_quiet(studio, writer, player):
+def test_cancel_stops_the_lines_playing_and_late_lines_stay_quiet(studio, data_writer, player):
     window, controller, _settings = studio
     job, request = render_all(studio)
     audio = clips(request)
-    finish_line(studio, writer, job, request, 0, audio[0])
+    finish_line(studio, data_writer, job, request, 0, audio[0])
     assert player.state() == "playing"
     window.scriptView.cancelButton.click()
     assert controller.named("cancel") and player.state() == "stopped" and not player.streaming()
-    finish_line(studio, writer, job, request, 1, audio[1])  # a batch that ended meanwhile
+    finish_line(studio, data_writer, job, request, 1, audio[1])  # a batch that ended meanwhile
     assert len(player.streamed) == 1 and player.state() == "stopped"
 
 
-def test_a_line_deleted_while_it_renders_is_skipped(studio, writer, player):
+def test_a_line_deleted_while_it_renders_is_skipped(studio, data_writer, player):
     window, _controller, _settings = studio
     view = window.scriptView
     job, request = render_all(studio)
     audio = clips(request)
     view.select_row(1)
     view.delete_lines()
-    finish_line(studio, writer, job, request, 0, audio[0])
-    finish_line(studio, writer, job, request, 2, audio[2])
+    finish_line(studio, data_writer, job, request, 0, audio[0])
+    finish_line(studio, data_writer, job, request, 2, audio[2])
     assert len(player.streamed) == 2, "line 3 follows line 1: line 2 is gone"
     assert player.streamed[1][:audio[2].size].tolist() == audio[2].tolist()
 
 
-def test_playing_something_else_meanwhile_keeps_the_render_quiet(studio, writer, player):
+def test_playing_something_else_meanwhile_keeps_the_render_quiet(studio, data_writer, player):
     window, _controller, _settings = studio
     job, request = render_all(studio)
     audio = clips(request)
-    finish_line(studio, writer, job, request, 0, audio[0])
+    finish_line(studio, data_writer, job, request, 0, audio[0])
     player.load(voice(1.0), RATE, key=("take", "someone else's"))
     player.play()
-    finish_line(studio, writer, job, request, 1, audio[1])
+    finish_line(studio, data_writer, job, request, 1, audio[1])
     assert player.key() == ("take", "someone else's") and len(player.streamed) == 1
 
 
-def test_with_the_setting_off_a_render_plays_nothing(studio, writer, player):
+def test_with_the_setting_off_a_render_plays_nothing(studio, data_writer, player):
     window, _controller, settings = studio
     settings.set_value("audio/play_while_rendering", False)
     job, request = render_all(studio)
     for n, clip in enumerate(clips(request)):
-        finish_line(studio, writer, job, request, n, clip)
+        finish_line(studio, data_writer, job, request, n, clip)
     assert not any(call[0] == "begin_stream" for call in player.calls) and not player.streamed
     assert [line.take for line in window.scriptView.project.lines()].count(None) == 0
 

@@ -74,11 +74,12 @@ def test_a_long_export_runs_off_the_gui_thread_and_shows_its_progress(qtbot, vie
     view.exportButton.click()
     assert view.exporting() and not view.exportButton.isEnabled()
     assert view.cancelButton.isEnabled(), "Cancel stops an export"
-    with qtbot.waitSignal(view.message, timeout=120_000) as said:
+    with qtbot.waitSignal(view.exported, timeout=120_000) as said:
         pass
     took = time.monotonic() - started
     lateness.timer.stop()
-    assert said.args[0].startswith("Exported show.flac and 4 more files")
+    assert said.args == [f"Exported show.flac, .srt, .cue and 2 stems in 'show_stems/' to "
+                         f"{tmp_path}.", str(tmp_path)]
     assert not view.exporting() and view.exportButton.isEnabled() and not view.progress.isVisible()
     worst = max(lateness.gaps, default=took)
     print(f"export {took:.2f} s; GUI timer ticks {len(lateness.gaps)}, worst late "
@@ -98,7 +99,7 @@ def test_a_cancelled_export_leaves_nothing(qtbot, view, writer, tmp_path):
     view.progress.valueChanged.connect(
         lambda _v: view.progress.format().startswith("Writing") and view.cancelButton.click())
     said = []
-    view.message.connect(said.append)
+    view.exported.connect(lambda sentence, _folder: said.append(sentence))
     view.exportButton.click()
     qtbot.waitUntil(lambda: not view.exporting(), timeout=120_000)
     assert said == [], "nothing was exported"

@@ -93,7 +93,9 @@ def test_render_asks_for_the_lines_in_their_voices_with_locked_seeds(qtbot, view
     alice, bob = view.project.speakers()
     assert alice.seed is not None and bob.seed is not None and alice.seed != bob.seed
     assert view.seedLabel.text() == "Variation locked"
-    assert view.seedLabel.toolTip().startswith(f"Variation {bob.seed}:")
+    # In words first (review 5, item 7: it began "Variation 1544370769: …"); the number last.
+    tip = view.seedLabel.toolTip()
+    assert tip.startswith("All of Bob's lines keep one voice") and tip.endswith(f"{bob.seed}.)")
     with qtbot.waitSignal(view.render_requested) as asked:
         view.renderAllButton.click()
     request: LinesRequest = asked.args[0]
@@ -211,12 +213,16 @@ def test_export_writes_the_mix_stems_and_subtitles(qtbot, view, writer, tmp_path
     render_everything(qtbot, view, writer)
     mix = tmp_path / "show.flac"
     view.exportEdit.setText(str(mix))
-    with qtbot.waitSignal(view.message):  # written on the export's thread
+    with qtbot.waitSignal(view.exported) as said:  # written on the export's thread
         view.exportButton.click()
-    assert view.notice.text().startswith("Exported show.flac and ")
+    # Review 5 (9): "Exported dialogue.wav and 4 more files", none named, stems in a folder
+    # with a space; the status bar gets the folder to show.
+    assert said.args == [f"Exported show.flac, .srt, .cue and 2 stems in 'show_stems/' to "
+                         f"{tmp_path}.", str(tmp_path)]
+    assert view.notice.text() == said.args[0]
     audio, rate = sf.read(str(mix), dtype="float32")
     assert rate == RATE
-    stems = {p.name: sf.read(str(p), dtype="float32")[0] for p in (tmp_path / "show stems").iterdir()}
+    stems = {p.name: sf.read(str(p), dtype="float32")[0] for p in (tmp_path / "show_stems").iterdir()}
     assert set(stems) == {"Alice.flac", "Bob.flac"}
     assert all(s.shape == audio.shape for s in stems.values())
     assert np.abs(sum(stems.values()) - audio).max() < 2e-4, "the stems sum to the mix"
@@ -250,7 +256,7 @@ def test_an_export_onto_a_take_it_mixes_is_refused_and_the_take_kept(qtbot, view
     qtbot.waitUntil(lambda: not view.exporting())
     assert "is the take of a line" in view.notice.text()
     assert take.read_bytes() == kept
-    assert not (tmp_path / "show stems").exists() and not (tmp_path / "show.srt").exists()
+    assert not (tmp_path / "show_stems").exists() and not (tmp_path / "show.srt").exists()
 
 
 def test_export_without_takes_names_the_render_button_as_it_reads_until_a_render_ends(

@@ -11,40 +11,33 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect
-from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
+from PySide6.QtWidgets import QFileDialog
+from studio_fakes import FakeController, fake_window
 from take_fixtures import RATE, RUN, settings, voice
 
-from studio.library.takes import NO_PROJECT, TakeLibrary
-from studio.views.main_window import MainWindow
+from studio.library.takes import NO_PROJECT
+from studio.scripts.project import Project
 from studio.views.takes_model import TakesModel
 
 SHOTS = Path(__file__).resolve().parents[2] / "out" / "views"
 
 
 @pytest.fixture
-def writer():
-    with TakeLibrary() as library:  # the data folder conftest points at a temp folder
-        yield library
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, writer):
-    window = MainWindow(make_settings(tmp_path / "settings.ini"), FakeController(writer),
-                        FakePlayer(), audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
-    qtbot.addWidget(window)
+def window(qtbot, tmp_path, data_writer):
+    window = fake_window(qtbot, tmp_path, FakeController(data_writer))
     yield window
     window.scriptView.close_project()
     window.voicesView.close_library()
 
 
-def fill(writer, tmp_path) -> str:
+def fill(data_writer, tmp_path) -> str:
     """Two Clone and Design takes, then a 7-line script render."""
-    writer.add(settings("A clone of my voice.", mode="clone", reference=str(tmp_path / "me.wav")),
+    data_writer.add(settings("A clone of my voice.", mode="clone", reference=str(tmp_path / "me.wav")),
                RUN, voice(), RATE, batch="c")
-    writer.add(settings("A designed voice.", instruct="female"), RUN, voice(), RATE, batch="d")
+    data_writer.add(settings("A designed voice.", instruct="female"), RUN, voice(), RATE, batch="d")
     radio = str(tmp_path / "radio play.ovproj")
     for n in range(1, 8):
-        writer.add(replace(settings(f"Line {n} of the play.", instruct="male", seed=n),
+        data_writer.add(replace(settings(f"Line {n} of the play.", instruct="male", seed=n),
                            project=radio, project_line=n), RUN, voice(), RATE, batch=f"r{n}")
     return radio
 
@@ -53,9 +46,9 @@ def names(panel) -> list[str]:
     return [panel.model.index(r).data() for r in range(panel.model.rowCount())]
 
 
-def test_script_takes_are_filed_under_their_project_and_labelled_with_it(qtbot, window, writer,
+def test_script_takes_are_filed_under_their_project_and_labelled_with_it(qtbot, window, data_writer,
                                                                           tmp_path):
-    radio = fill(writer, tmp_path)
+    radio = fill(data_writer, tmp_path)
     panel = window.takesPanel
     panel.refresh()
     combo = panel.projectCombo
@@ -75,9 +68,9 @@ def test_script_takes_are_filed_under_their_project_and_labelled_with_it(qtbot, 
     assert panel.detail.infoLabel.text().startswith("Script · radio play · line 7 · male · ")
 
 
-def test_the_panel_follows_the_view_until_the_user_picks_a_filter(qtbot, window, writer,
+def test_the_panel_follows_the_view_until_the_user_picks_a_filter(qtbot, window, data_writer,
                                                                   tmp_path):
-    radio = fill(writer, tmp_path)
+    radio = fill(data_writer, tmp_path)
     panel = window.takesPanel
     panel.refresh()  # the worker's takes_changed, after the render
     window.show_view("clone")
@@ -94,8 +87,8 @@ def test_the_panel_follows_the_view_until_the_user_picks_a_filter(qtbot, window,
     assert panel.projectCombo.key() is None and panel.model.rowCount() == 9
 
 
-def test_at_768_px_the_list_shows_more_than_three_takes(qtbot, window, writer, tmp_path):
-    fill(writer, tmp_path)
+def test_at_768_px_the_list_shows_more_than_three_takes(qtbot, window, data_writer, tmp_path):
+    fill(data_writer, tmp_path)
     window.resize(1366, 740)  # a 1366x768 screen less a panel
     window.show()
     qtbot.waitExposed(window)
@@ -113,3 +106,42 @@ def test_at_768_px_the_list_shows_more_than_three_takes(qtbot, window, writer, t
     assert isinstance(row, QRect)
     # Two lines of text a row (it was three: 67 px here, four whole rows in this list).
     assert row.height() <= 2 * view.fontMetrics().height() + 20, row.height()
+
+
+def test_a_project_saved_as_a_copy_lists_its_takes_now_and_after_a_restart(
+        qtbot, window, data_writer, tmp_path, monkeypatch):
+    """Second review, item 2: after Save project as… the copy's lines were rendered but its
+    Takes read "0 takes shown" (the takes are filed under the first file), also reopened."""
+    first = tmp_path / "dialogue.ovproj"
+    takes = [data_writer.add(replace(settings(f"Line {n} of the dialogue.", instruct="male", seed=n),
+                                project=str(first), project_line=n), RUN, voice(), RATE,
+                        batch=f"d{n}") for n in (1, 2)]
+    with Project.create(first) as project:
+        bob = project.add_speaker("Bob", "design", instruct="male")
+        lines = [project.add_line(bob, f"Line {n} of the dialogue.") for n in (1, 2)]
+        project.choose_takes({line: take.id for line, take in zip(lines, takes)})
+    theirs = ["Line 2 of the dialogue.", "Line 1 of the dialogue."]
+    panel = window.takesPanel
+    window.show_view("script")
+    window.scriptView.open(first)
+    assert panel.projectCombo.key() == str(first) and names(panel) == theirs
+    copy = tmp_path / "for-client.ovproj"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(copy), ""))
+    window.scriptView.save_project_as()
+    assert window.scriptView.project.path == copy
+    assert panel.projectCombo.currentText() == "Script: for-client"
+    assert names(panel) == theirs and panel.countLabel.text() == "2 takes shown"
+    panel.projectCombo.set_key(str(first))
+    assert names(panel) == theirs, "the original still lists them"
+    window.close()  # the studio quits with the copy open and starts again
+    window.scriptView.close_project()
+
+    again = fake_window(qtbot, tmp_path, FakeController(data_writer))
+    try:
+        again.show_view("script")
+        assert again.scriptView.project is not None and again.scriptView.project.path == copy
+        assert again.takesPanel.projectCombo.key() == str(copy)
+        assert names(again.takesPanel) == theirs
+    finally:
+        again.scriptView.close_project()
+        again.voicesView.close_library()
