@@ -22,12 +22,21 @@ from studio.views.widgets.labels import MessageLabel, hint_label
 
 EXPLAIN = ("The clip is cleaned before it is encoded; your file is kept. Music under the "
            "voice and room echo are not checked.")
+# Each says what it acts on: the reference clip, before it is encoded. The form's Advanced
+# switches act on the generated speech (Quiet background, Shorten output pauses) or on the
+# clip as the model encodes it (Auto-trim reference); no two share a word.
+TITLE = "Clean the clip:"
+TITLE_TIP = ("The reference clip, before it is encoded: each ticked step runs once and "
+             "shows on the waveform; your file is kept")
 TIPS = {
-    NOISE: "Take out hiss, hum and room noise (DeepFilterNet3)",
-    TRIM: "Cut the silence before the first word and after the last",
-    LOUDNESS: "Bring the clip to a clear speech level (-20 LUFS) without clipping",
+    NOISE: "The reference clip: take out its hiss, hum and room noise (DeepFilterNet3). "
+           "Advanced ▸ Quiet background is another thing: it asks the model for generated "
+           "speech without the clip's background",
+    TRIM: "The reference clip: cut the silence before its first word and after its last",
+    LOUDNESS: "The reference clip: bring it to a clear speech level (-20 LUFS) without "
+              "clipping",
 }
-LABELS = {NOISE: "Noise", TRIM: "Silence", LOUDNESS: "Loudness"}  # after "Clean up:"
+LABELS = {NOISE: "Noise", TRIM: "Silent ends", LOUDNESS: "Loudness"}  # after TITLE
 CLEANING = "Cleaning the clip…"
 ALREADY = "This clip was cleaned already (a take's or a cleaned clip's); it is used as it is."
 FAILED = "The clip could not be cleaned"
@@ -74,11 +83,15 @@ class CleanupPanel(QWidget):
         self.checks: dict[str, QCheckBox] = {}
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(12)
-        row.addWidget(QLabel("Clean up:"))
+        row.setSpacing(6)  # the row fits the narrowest view (520 px)
+        title = QLabel(TITLE)
+        title.setObjectName("cleanupTitle")
+        title.setToolTip(TITLE_TIP)
+        row.addWidget(title)
         for step in STEPS:
             box = QCheckBox(LABELS[step])
             box.setObjectName(f"clean_{step}Check")
+            box.setAccessibleName(f"Clean the clip: {LABELS[step].lower()}")
             problem = step_problem(step)
             box.setEnabled(problem is None)
             box.setToolTip(problem or TIPS[step])

@@ -27,6 +27,15 @@ VERDICT_WORDS = {
     "longish": "longer than needed: 3-10 s clones best",
     "long": "long: 3-10 s clones best and renders faster",
 }
+# A saved voice's clip cannot be changed from the Clone view: its length is a calm note.
+SAVED_WORDS = {"too short": "a short clip; 3-10 s clones best", "short": "a little short",
+               "longish": "longer than needed", "long": "a long clip"}
+
+
+# The noise sentence where the Clone view offers Clean the clip ▸ Noise: pointing at the
+# box, then (ticked) a calm line of about the same length, so nothing below moves.
+NOISE_POINTER = "the clone copies it too; tick Noise below (Clean the clip) to take it out."
+NOISE_HANDLED = "handled by Noise below (Clean the clip), which takes it out before encoding."
 
 
 def length_text(check: ClipCheck) -> str:
@@ -76,6 +85,8 @@ class ClipMeter(QWidget):
         self.setAccessibleName("Reference clip checks")
         self.check: ClipCheck | None = None
         self.noise_suppressed = False  # the cleanup removes the noise: no warning about it
+        self.noise_offered = False  # a Noise box is there to point at (the Clone view's)
+        self.saved = False  # a saved voice's clip: nothing to fix here, so nothing in red
         self.bar = LengthBar()
         self.bar.setObjectName("clipLengthBar")
         self.lengthLabel = QLabel("")
@@ -103,33 +114,59 @@ class ClipMeter(QWidget):
 
     def set_check(self, check: ClipCheck | None) -> None:
         """Show a clip's checks (None: no clip, the meter hides)."""
+        self.warningsLabel.setMinimumHeight(0)  # another clip: its own sentences' height
+        self._show(check)
+
+    def _show(self, check: ClipCheck | None) -> None:
         self.check = check
         self.setVisible(check is not None)
         if check is None:
             self.warningsLabel.clear_message()
             return
         self.bar.set_seconds(check.seconds)
-        self.lengthLabel.setText(length_text(check))
-        colour = VERDICT_COLOURS[check.length]
         pal = self.lengthLabel.palette()
-        pal.setColor(QPalette.ColorRole.WindowText, colour.darker(130))
+        if self.saved and check.length in SAVED_WORDS:
+            self.lengthLabel.setText(f"{check.seconds:.1f} s · {SAVED_WORDS[check.length]}")
+            pal.setColor(QPalette.ColorRole.WindowText,
+                         self.palette().color(QPalette.ColorRole.PlaceholderText))
+        else:
+            self.lengthLabel.setText(length_text(check))
+            pal.setColor(QPalette.ColorRole.WindowText,
+                         VERDICT_COLOURS[check.length].darker(130))
         self.lengthLabel.setPalette(pal)
         self.trimBestButton.setVisible(check.seconds > BEST_S[1])
         # The length is said on the scale; the sentences are for what else is wrong.
         others = [w for w in check.warnings if not w.startswith("The clip is only")
                   and not w.startswith(f"The clip is {check.seconds:.0f} s")
-                  and not (self.noise_suppressed and w.startswith(NOISE_WARNING))]
+                  and not w.startswith(NOISE_WARNING)]
+        noise = next((w for w in check.warnings if w.startswith(NOISE_WARNING)), None)
+        if noise and self.noise_offered:  # "Background noise is loud (-37 dBFS ...)"
+            head = noise.split(";", 1)[0].rstrip(".")
+            noise = f"{head}; {NOISE_HANDLED if self.noise_suppressed else NOISE_POINTER}"
+        if noise and not (self.noise_suppressed and not self.noise_offered):
+            others.append(noise)
         if others:
-            self.warningsLabel.show_message(" ".join(others))
+            calm = self.noise_suppressed and others == [noise]
+            self.warningsLabel.show_message(" ".join(others), error=not calm)
         else:
             self.warningsLabel.clear_message()
 
     def set_noise_suppressed(self, on: bool) -> None:
         """The Clone view's noise suppression is on (or off again): the loud-background
-        warning gives way to the cleanup's own line, which says the noise before and after."""
-        if on != self.noise_suppressed:
+        warning, which points at its Noise box, turns into a calm line that says Noise
+        handles it, holding its height so the checkboxes below stay where they were."""
+        if on != self.noise_suppressed or not self.noise_offered:
+            self.noise_offered = True
+            held = self.warningsLabel.height() if self.warningsLabel.isVisible() else 0
             self.noise_suppressed = on
-            self.set_check(self.check)
+            self._show(self.check)
+            self.warningsLabel.setMinimumHeight(held)
+
+    def set_saved(self, saved: bool) -> None:
+        """The clip is a saved voice's (or no longer is): its length said calmly, or as a fix."""
+        if saved != self.saved:
+            self.saved = saved
+            self._show(self.check)
 
     def warnings(self) -> tuple[str, ...]:
         return self.check.warnings if self.check is not None else ()

@@ -21,11 +21,14 @@ from studio.views.reference_panel import ReferencePanel
 from studio.views.voice_picker import VoicePicker
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.page import headed_content, rule
+from studio.views.widgets.scroll_anchor import ScrollAnchor
 
 STATE_PREFIX = "clone"
 NO_REFERENCE = "Choose a reference clip to clone, or use the Design view."
 NO_TEXT = "Type the text the voice should say."
 WAITING_FOR_CLEANUP = "Generating once the clip is cleaned…"
+# While no clip is loaded: the other way in, for someone with no recording.
+DESIGN_INSTEAD = ('No recording? <a href="design">Design a voice from a description →</a>')
 NOT_CLEANED = ("The clip could not be cleaned, so nothing was generated; turn the cleanup "
                "steps off to use the clip as it is.")
 NOT_CLEANED_SAVE = ("The clip could not be cleaned, so the voice was not saved; turn the "
@@ -37,6 +40,7 @@ class CloneView(JobSlots, QWidget):
     cancel_requested = Signal()
     transcribe_requested = Signal(object)  # Path
     save_voice_requested = Signal(object)  # VoiceSaveRequest
+    design_requested = Signal()  # "no recording?": the window shows the Design view
 
     def __init__(self, player=None, *, recorder=None, audio_status=None, voices=None,
                  parent: QWidget | None = None):
@@ -48,6 +52,15 @@ class CloneView(JobSlots, QWidget):
                                         audio_status=audio_status)
         self.reference.setObjectName("referencePanel")
         self.cleanup = CleanupPanel(self.reference.waveform, player)
+        self.designLink = hint_label(DESIGN_INSTEAD)
+        self.designLink.setObjectName("designInsteadLink")
+        self.designLink.setAccessibleName("Design a voice instead")
+        self.designLink.setToolTip("Without a recording, the Design view makes a voice from "
+                                   "a description; the text you typed goes with you")
+        self.designLink.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
+                                                | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        self.designLink.linkActivated.connect(lambda _link: self.design_requested.emit())
+        self.reference.add_under_clip(self.designLink)
         self.reference.add_under_clip(self.cleanup)
         self.cleanup.state_changed.connect(self._noise_handled)
         self.form = GenerateForm(STATE_PREFIX, player=player)
@@ -71,6 +84,10 @@ class CloneView(JobSlots, QWidget):
         layout.addSpacing(10)
 
         self.form.fill(self, content)
+        # A clip coming or going changes the reference area's height: the Text box stays
+        # where it was, so the next click after picking a voice still lands in it.
+        self._textAnchor = ScrollAnchor(self.form.scroll, self.form.textEdit)
+        self.reference.resizing.connect(self._textAnchor.hold)
 
         self.form.generate_requested.connect(self._generate)
         self.form.cancel_requested.connect(self.cancel_requested)
@@ -89,12 +106,12 @@ class CloneView(JobSlots, QWidget):
         """The request for the current inputs, or None after saying inline what is missing."""
         reference = self.reference.reference()
         if reference is None:
-            self.form.show_message(NO_REFERENCE)
+            self.form.show_missing(NO_REFERENCE)
             self.reference.refPathEdit.setFocus(Qt.FocusReason.OtherFocusReason)
             return None
         fields = self.form.request_fields()
         if not fields["text"].strip():
-            self.form.show_message(NO_TEXT)
+            self.form.show_missing(NO_TEXT)
             self.form.textEdit.setFocus(Qt.FocusReason.OtherFocusReason)
             return None
         self.form.clear_message()
@@ -128,7 +145,12 @@ class CloneView(JobSlots, QWidget):
         self.render_requested.emit(dataclasses.replace(request, reference=clip))
 
     def _sync_cleanup(self) -> None:
-        """The cleanup follows the clip; a saved voice is used as it was saved."""
+        """The cleanup follows the clip; a saved voice is used as it was saved. With no clip
+        the cleanup has nothing to clean: the way to Design stands in its place, and the
+        page is short enough that the Text box shows at 1024x640."""
+        empty = self.reference.reference() is None
+        self.cleanup.setVisible(not empty)
+        self.designLink.setVisible(empty)
         self.cleanup.set_source(None if self._voice is not None else self.reference.reference())
         self._noise_handled()
 
@@ -141,44 +163,55 @@ class CloneView(JobSlots, QWidget):
     def _reference_changed(self, path: Path | None) -> None:
         if path is not None and self.form.message_text() == NO_REFERENCE:
             self.form.clear_message()
-        if self._voice is not None and path != self._voice_clip():
-            self._drop_voice()  # another clip: no longer the saved voice
+        self.voiceMessage.clear_message()  # it was about the clip (or voice) that went
         voices_dir = self.voices.library().voices_dir
         if path is not None and voices_dir not in path.parents:  # a saved voice is listed already
             self.voices.add_recent(path)
-        self._refresh_save()
-        self._sync_cleanup()
+        self._settle_voice()
 
     # ------------------------------------------------------------------ voices
-    def _voice_clip(self) -> Path | None:
-        voice = self._voice
-        return self.voices.library().voices_dir / voice.id / voice.clip if voice else None
+    def _voice_clip(self, voice) -> Path:
+        return self.voices.library().voices_dir / voice.id / voice.clip
+
+    def _clip_owner(self, path: Path | None):
+        """The saved voice whose clip ``path`` is, or None."""
+        voice = self.voices.voice(path.parent.name) if path is not None else None
+        return voice if voice is not None and self._voice_clip(voice) == path else None
+
+    def _settle_voice(self) -> None:
+        """The one place that decides which voice is in use: the saved voice whose clip
+        is the reference, with the transcript it was saved with. The picker and the clip
+        field are set from it, so they never disagree (review 6, item 3)."""
+        owner = self._clip_owner(self.reference.reference())
+        in_use = owner if owner is not None and (
+            self.reference.transcript() == ((owner.transcript or "").strip() or None)) else None
+        was = self._voice
+        self._voice = in_use
+        if was is not None and (in_use is None or in_use.id != was.id):
+            self.voiceMessage.clear_message()  # "Saved the voice…": no longer the one in use
+        self.voices.select(in_use.id if in_use is not None else None)
+        if owner is not None:  # the field names the voice only while it is the one in use
+            self.reference.show_as(f"Saved voice: {owner.name}" if in_use is not None
+                                   else f"{owner.name}'s clip, with another transcript")
+        self.reference.clipMeter.set_saved(in_use is not None)
+        self._refresh_save()
+        self._sync_cleanup()
 
     def _voice_picked(self, voice) -> None:
         self.voiceMessage.clear_message()  # about the last save, not this pick
         if voice is None:
-            self._drop_voice()
+            if self._voice is not None:  # "Your own clip": the voice's clip is not one
+                self.reference.set_reference(None)  # Edit ▸ Undo gives it back
+            self._settle_voice()
             return
-        clip = self.voices.library().voices_dir / voice.id / voice.clip
-        self._voice = None  # not yet: filling the panel in is no edit that drops it
-        if not self.reference.use_clip(clip, voice.transcript, f"Use the voice '{voice.name}'",
-                                       shown=f"Saved voice: {voice.name}"):
-            self._drop_voice()
-            return
-        self._voice = voice
-        self._refresh_save()
-        self._sync_cleanup()
-
-    def _drop_voice(self) -> None:
-        self._voice = None
-        self.voices.select(None)
-        self._refresh_save()
-        self._sync_cleanup()
+        clip = self._voice_clip(voice)
+        self.reference.use_clip(clip, voice.transcript, f"Use the voice '{voice.name}'",
+                                shown=f"Saved voice: {voice.name}")
+        self._settle_voice()
 
     def _transcript_edited(self) -> None:
         # The saved prompt holds the transcript it was encoded with; another one is a new clip.
-        if self._voice is not None and self.reference.transcript() != (self._voice.transcript or None):
-            self._drop_voice()
+        self._settle_voice()
 
     def _refresh_save(self) -> None:
         self.voices.set_can_save(self.reference.reference() is not None and self._voice is None)
@@ -210,7 +243,6 @@ class CloneView(JobSlots, QWidget):
                     transcript: str | None = None, *, to_save: bool = False) -> None:
         """A clip to save as a new voice: loaded, its transcript in, the name field ready;
         ``to_save``: the name is a good one, so Save as voice has the focus instead."""
-        self._drop_voice()
         if not self.reference.set_reference(clip):
             return
         if transcript:
@@ -225,12 +257,18 @@ class CloneView(JobSlots, QWidget):
         self.voiceMessage.show_message(sentence)
         self._refresh_save()
 
-    def voice_saved(self, voice_id: str) -> None:
+    def voice_save_started(self) -> None:
+        self.voices.set_can_save(False)  # until this save ends
+
+    def voice_saved(self, voice_id: str) -> str | None:
+        """The worker saved the voice: picked here; returns the status bar's sentence."""
         self.voices.saved(voice_id)
         self._refresh_save()
-        if self._voice is not None:
-            self.voiceMessage.show_message(
-                f"Saved the voice '{self._voice.name}'; pick it here any time.", error=False)
+        if self._voice is None:
+            return None
+        self.voiceMessage.show_message(
+            f"Saved the voice '{self._voice.name}'; pick it here any time.", error=False)
+        return f"Saved the voice '{self._voice.name}'."
 
     def apply_take(self, settings) -> None:
         """Copy a take's ``TakeSettings`` into the view (the takes panel's To editor)."""

@@ -49,15 +49,19 @@ _BY_KEY = {c.key: c for c in CATEGORIES}
 # Picker labels where the category's name differs from the engine's.
 PICKER_LABELS = {"accent": "English accent", "dialect": "Chinese dialect"}
 
-# Why a whole picker is switched off, keyed by the picker that is blocked.
+# Why a whole picker is switched off, keyed by the picker that is blocked: the box itself
+# says it in a few words (a grey box with no text said nothing), its tooltip in full.
+BLOCKED_SHOWN = {"dialect": "Accent chosen", "accent": "Dialect chosen"}  # fit at 1024 px
 BLOCKED_HINTS = {
-    "dialect": ("An English accent is set: an accent makes the instruct English and a dialect "
-                "makes it Chinese, so the model takes one or the other. Set the accent to — "
-                "to choose a dialect."),
-    "accent": ("A Chinese dialect is set: a dialect makes the instruct Chinese and an accent "
-               "makes it English, so the model takes one or the other. Set the dialect to — "
-               "to choose an accent."),
+    "dialect": ("Dialects are for Chinese voices; an English accent is chosen. An accent makes "
+                "the instruct English and a dialect makes it Chinese, so the model takes one "
+                "or the other. Set the accent to — to choose a dialect."),
+    "accent": ("Accents are for English voices; a Chinese dialect is chosen. A dialect makes "
+               "the instruct Chinese and an accent makes it English, so the model takes one "
+               "or the other. Set the dialect to — to choose an accent."),
 }
+# The instruct's language, as its tag says it (the model reads the instruct in one of two).
+LANGUAGE_TAGS = {False: "In English", True: "In Chinese (中文)"}
 
 
 def item_label(category: str, item: InstructItem) -> str:
@@ -162,8 +166,10 @@ class DesignAttributes(QWidget):
         self.languageTag.setObjectName("instructLanguage")
         self.languageTag.setAccessibleName("Instruct language")
         self.languageTag.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.languageTag.setStyleSheet(
-            "QLabel { border: 1px solid palette(mid); border-radius: 8px; padding: 1px 8px; }")
+        # Plain muted words, not a bordered pill: beside Clear a pill read as a button that
+        # did nothing when clicked (a new user's review).
+        self.languageTag.setStyleSheet("QLabel { color: palette(placeholder-text); "
+                                       "font-style: italic; padding: 0 6px; }")
         self.clearButton = QPushButton("Clear")
         self.clearButton.setObjectName("clearDesignButton")
         self.clearButton.setAccessibleName("Clear voice design")
@@ -337,6 +343,7 @@ class DesignAttributes(QWidget):
                 self._shown[category] = (blocked, tip)
                 combo.setEnabled(not blocked)
                 combo.setToolTip(tip)
+                combo.setItemText(0, BLOCKED_SHOWN.get(category, UNSET) if blocked else UNSET)
         self._show_preview()
 
     def _accepts(self, selection: dict[str, str | None]) -> bool:
@@ -373,12 +380,15 @@ class DesignAttributes(QWidget):
             self.preview.setText(text)
             self.preview.setStyleSheet("font-weight: 600;")
             zh = text_wants_chinese(text)
-            self.languageTag.setText("中文" if zh else "EN")
+            self.languageTag.setText(LANGUAGE_TAGS[zh])
             selection = self.selection()
-            why = ("a dialect makes it Chinese" if selection["dialect"]
-                   else "an accent makes it English" if selection["accent"]
-                   else "the text is Chinese" if zh else "the text is not Chinese")
-            self.languageTag.setToolTip(f"Instruct written in {'Chinese' if zh else 'English'}: {why}")
+            why = ("a Chinese dialect is chosen" if selection["dialect"]
+                   else "an English accent is chosen" if selection["accent"]
+                   else "the text to speak is Chinese" if zh
+                   else "the text to speak is not Chinese")
+            self.languageTag.setToolTip(
+                f"The model gets this voice description in {'Chinese' if zh else 'English'}, "
+                f"because {why}.")
             self.languageTag.show()
         self.preview.setAccessibleDescription(self.preview.text())
 

@@ -87,7 +87,7 @@ class DesignView(JobSlots, QWidget):
         """The request for the current inputs, or None after saying inline what is missing."""
         fields = self.form.request_fields()
         if not fields["text"].strip():
-            self.form.show_message(NO_TEXT)
+            self.form.show_missing(NO_TEXT)
             self.form.textEdit.setFocus(Qt.FocusReason.OtherFocusReason)
             return None
         try:

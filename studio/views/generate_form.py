@@ -51,6 +51,7 @@ from studio.engine.options import (
 )
 from studio.engine.text import NONVERBAL_TAGS, PAUSE_TAGS
 from studio.views.live_preview import LivePreview
+from studio.views.progress_text import attempt_of, fitted, format_eta, progress_parts
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.language_picker import LanguagePicker
@@ -74,17 +75,6 @@ PRONUNCIATION_HINT = (
 )
 _DEFAULT_DECODE = DecodeOptions()
 _DEFAULT_OPTIONS = GenerationOptions()
-
-
-def format_eta(seconds: float) -> str:
-    """'about 12 s left', 'about 2 min 5 s left'; rounded so the text does not flicker."""
-    seconds = max(0, int(round(seconds)))
-    if seconds < 60:
-        return f"about {seconds} s left"
-    minutes, rest = divmod(seconds, 60)
-    if minutes >= 10:
-        return f"about {minutes} min left"
-    return f"about {minutes} min {rest} s left" if rest else f"about {minutes} min left"
 
 
 def seeds_for(takes: int, locked_seed: int | None) -> tuple[int | None, ...]:
@@ -129,11 +119,13 @@ class GenerateForm(QWidget):
         self._prefix = state_prefix.strip("/")
         self.livePreview = LivePreview(player)  # the first take while it renders
         self._clock = _StepClock(clock)
+        self._attempt: str | None = None  # "try 2 of 3" while rendering until one passes
         self._busy = False
         # The window's model state (studio.model_state): its words when idle, and why
         # Generate is disabled ("" while a model or a server can render).
         self._idle_text, self._blocked = "Ready", ""
         self._above = 0  # widgets a view put above the text (add_above)
+        self._missing = ""  # the message about an input Generate found missing, while shown
         self.doneTimer = QTimer(self)
         self.doneTimer.setSingleShot(True)
         self.doneTimer.setInterval(DONE_SHOWN_MS)
@@ -237,6 +229,12 @@ class GenerateForm(QWidget):
 
         self.advanced = CollapsibleSection("Advanced", self._build_advanced())
         self.advanced.setObjectName("advancedSection")
+        # Takes with Language and Quality, not folded under Advanced: auditioning several
+        # takes is what a person comes here to do (there is room for the row at 1024x640).
+        takesLabel = QLabel("T&akes")
+        takesLabel.setBuddy(self.takesSpin)
+        basics.addWidget(takesLabel, 2, 0)
+        basics.addLayout(self._takesRow, 2, 1)
 
         # Messages, progress and the two actions.
         self.message = MessageLabel()
@@ -418,29 +416,34 @@ class GenerateForm(QWidget):
             "at most Takes of them. A take passes when no judge says poor and its combined "
             "score reaches the threshold in Settings, Judging.")
         self.untilPassCheck.setEnabled(False)  # with more than one take
-        takesRow = QHBoxLayout()
+        takesRow = self._takesRow = QHBoxLayout()  # placed with the basics (_build)
         takesRow.setSpacing(10)
         takesRow.addWidget(self.takesSpin)
         takesRow.addWidget(self.untilPassCheck)
         takesRow.addStretch(1)
 
-        self.denoiseCheck = QCheckBox("Denoise")
+        # Named for what each acts on (the generated speech, or the reference clip as the
+        # model encodes it), in words Clone's "Clean the clip" steps do not use.
+        self.denoiseCheck = QCheckBox("Quiet background")
         self.denoiseCheck.setObjectName("denoiseCheck")
         self.denoiseCheck.setChecked(_DEFAULT_OPTIONS.denoise)
-        self.denoiseCheck.setAccessibleName("Denoise")
-        self.denoiseCheck.setToolTip("Ask the model for clean speech without background noise")
-        self.preprocessCheck = QCheckBox("Preprocess reference")
+        self.denoiseCheck.setAccessibleName("Quiet background in the generated speech")
+        self.denoiseCheck.setToolTip(
+            "The generated speech: ask the model for it without the reference clip's "
+            "background noise. To clean the clip itself, use Clean the clip ▸ Noise in Clone")
+        self.preprocessCheck = QCheckBox("Auto-trim reference")
         self.preprocessCheck.setObjectName("preprocessCheck")
         self.preprocessCheck.setChecked(True)
-        self.preprocessCheck.setAccessibleName("Preprocess reference")
+        self.preprocessCheck.setAccessibleName("Auto-trim the reference clip as it is encoded")
         self.preprocessCheck.setToolTip(
-            "Trim silence from the reference clip and shorten a long one before cloning"
-        )
-        self.postprocessCheck = QCheckBox("Postprocess output")
+            "The reference clip, as the model encodes it: long pauses shortened, ends "
+            "trimmed, over 20 s without a transcript cut at a pause (after Clean the clip)")
+        self.postprocessCheck = QCheckBox("Shorten output pauses")
         self.postprocessCheck.setObjectName("postprocessCheck")
         self.postprocessCheck.setChecked(_DEFAULT_OPTIONS.postprocess)
-        self.postprocessCheck.setAccessibleName("Postprocess output")
-        self.postprocessCheck.setToolTip("Remove long silences from the rendered audio")
+        self.postprocessCheck.setAccessibleName("Shorten pauses in the generated speech")
+        self.postprocessCheck.setToolTip(
+            "The generated speech: pauses over 0.5 s shortened and its edges trimmed")
         checks = ReflowRow(self.denoiseCheck, self.preprocessCheck, self.postprocessCheck,
                            spacing=18, stacked_spacing=4)
 
@@ -469,8 +472,7 @@ class GenerateForm(QWidget):
         # Decoding on the left, what comes out on the right (below, when narrow); the
         # switches last.
         decoding = column(("&Guidance", self.guidanceSpin, self.guidanceSpin),
-                          ("T-s&hift", self.tShiftSpin, self.tShiftSpin),
-                          ("T&akes", takesRow, self.takesSpin))
+                          ("T-s&hift", self.tShiftSpin, self.tShiftSpin))
         output = column(("Le&ngth", lengthRow, self.lengthMode),
                         ("Variati&on", seedRow, self.seedLock))
         layout = QVBoxLayout(body)
@@ -648,6 +650,7 @@ class GenerateForm(QWidget):
         self.cancelShortcut.setEnabled(busy)
         if busy:
             self._clock.reset()
+            self._attempt = None
             self.clear_message()
             self.progressBar.setRange(0, 0)  # indeterminate until the first step
             self.progressBar.setFormat("Preparing…")
@@ -674,23 +677,31 @@ class GenerateForm(QWidget):
         total = steps * chunks
         done = min(total, (max(1, chunk) - 1) * steps + max(0, step))
         left = self._clock.seconds_left(done, total)
-        parts = [f"step {step}/{steps}"]
-        if chunks > 1:
-            parts.append(f"chunk {chunk}/{chunks}")
-        parts.append(format_eta(left) if left is not None and math.isfinite(left)
-                     else "estimating time left")
-        text = " · ".join(parts)
+        eta = (format_eta(left) if left is not None and math.isfinite(left)
+               else "estimating time left")
+        parts = progress_parts(step, steps, chunk, chunks, eta, self._attempt)
+        full = " · ".join(t for t, _ in parts if t)
         self.progressBar.setRange(0, total)
         self.progressBar.setValue(done)
-        self.progressBar.setFormat(text)
-        self.progressBar.setAccessibleDescription(text)
+        self.progressBar.setFormat(self._fitted(parts))
+        self.progressBar.setToolTip(full)
+        self.progressBar.setAccessibleDescription(full)
 
     def show_stage(self, text: str) -> None:
         """What the job does between decoding steps ("Judging take 2 of 4 …"); the next
-        step's progress replaces it."""
+        step's progress replaces it, keeping which try it is on (until one passes)."""
+        self._attempt = attempt_of(text) or self._attempt
         self.progressBar.setRange(0, 0)
-        self.progressBar.setFormat(text)
+        self.progressBar.setFormat(self._fitted([(text, 1)]))
+        self.progressBar.setToolTip(text)
         self.progressBar.setAccessibleDescription(text)
+
+    def _fitted(self, parts: list[tuple[str, int]]) -> str:
+        """The parts that fit the bar on one line (all of them while it is not laid out)."""
+        bar = self.progressBar
+        if not bar.isVisible():
+            return " · ".join(t for t, _ in parts if t)
+        return fitted(parts, bar.fontMetrics(), bar.contentsRect().width())
 
     def finish_progress(self, text: str = "Done") -> None:
         self.progressBar.setRange(0, 1)
@@ -725,6 +736,19 @@ class GenerateForm(QWidget):
 
     def clear_message(self) -> None:
         self.message.clear_message()
+
+    def show_missing(self, text: str) -> None:
+        """An input Generate needs is missing: said until it is given or the person
+        leaves the view (coming back to a stale red sentence reads as a new problem)."""
+        self.show_message(text)
+        self._missing = text
+
+    def hideEvent(self, event) -> None:
+        if not event.spontaneous():  # not a minimised window: the view was left
+            if self._missing and self.message_text() == self._missing:
+                self.clear_message()
+            self._missing = ""
+        super().hideEvent(event)
 
     def show_outcome(self, problem: str | None, note: str | None) -> None:
         """A problem as an error, else a note as information, else nothing."""

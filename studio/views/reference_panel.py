@@ -38,14 +38,21 @@ from studio.sound.clip_check import best_window, check_clip
 from studio.sound.files import read_audio, write_audio_atomic
 from studio.views.clip_meter import ClipMeter
 from studio.views.undo import UndoStack, push_edit
+from studio.views.widgets.fitted_height import FitsItsWidth
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.level_meter import LevelMeter
 from studio.views.widgets.waveform import SWEET_SPOT_S, WaveformView
 from studio.views.words import shown_name, start_folder
 
 AUDIO_FILTER = "Audio files (*.wav *.flac *.ogg *.mp3 *.aiff *.aif);;All files (*)"
+WAVE_HEIGHT = 64
+# With no clip the box only says so: slim, so the text below stays in view on a small screen.
+EMPTY_WAVE_HEIGHT = 30
 RECORD_RATE = 24000  # the model's own rate: no resampling on the way in
 AUTO_TRANSCRIPT_NOTE = "Leave empty to transcribe automatically when you generate."
+# ...while the recogniser is not here: what the first time costs.
+AUTO_TRANSCRIPT_DOWNLOAD = ("Leave empty to transcribe automatically when you generate "
+                            "(the first time downloads a speech recogniser, {size}).")
 RECORDING_KEPT = "The {seconds:.1f} s recorded before that were saved and are used as the clip."
 EMPTY_RECORDING = "The recording is empty; check that the microphone is connected and try again."
 
@@ -98,7 +105,7 @@ def _mmss(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-class ReferencePanel(QWidget):
+class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a narrow page
     """The reference clip and its transcript.
 
     ``player`` is the app's shared Player (None: playback off). ``recorder`` defaults
@@ -106,6 +113,7 @@ class ReferencePanel(QWidget):
     """
 
     reference_changed = Signal(object)  # Path | None
+    resizing = Signal()  # the clip is about to change, and with it the panel's height
     transcribe_requested = Signal(object)  # Path
     seek_requested = Signal(float)
 
@@ -198,9 +206,10 @@ class ReferencePanel(QWidget):
         self.playButton.setAccessibleName("Play reference clip")
         self.playButton.setIconSize(QSize(18, 18))
         self.playButton.setFixedSize(QSize(40, 40))
+        self.playButton.hide()  # until a clip is loaded
         self.waveform = WaveformView(selectable=True)
         self.waveform.setObjectName("referenceWaveform")
-        self.waveform.setFixedHeight(64)
+        self.waveform.setFixedHeight(EMPTY_WAVE_HEIGHT)
         self.waveform.setAccessibleName("Reference waveform")
         wave = QHBoxLayout()
         wave.setSpacing(10)
@@ -209,6 +218,7 @@ class ReferencePanel(QWidget):
         self.selectionInfo = hint_label("")
         self.selectionInfo.setObjectName("selectionInfo")
         self.selectionInfo.setAccessibleName("Selection")
+        self.selectionInfo.hide()  # until there is a clip to select in (an empty line took room)
         self.trimButton = QPushButton("Trim to selection")
         self.trimButton.setObjectName("trimButton")
         self.trimButton.setToolTip("Keep only the selected part of the clip (a new file; the "
@@ -243,6 +253,9 @@ class ReferencePanel(QWidget):
         transcriptHeader.addWidget(self.transcribeButton)
         self.note = hint_label(AUTO_TRANSCRIPT_NOTE)
         self.note.setObjectName("autoTranscriptNote")
+        # A note about the transcript box, under it until a transcript is typed.
+        self.transcriptMessage = MessageLabel()
+        self.transcriptMessage.setObjectName("transcriptMessage")
 
         # A frame around the drop target, highlighted while a file is dragged over it.
         self.dropFrame = QFrame()
@@ -267,13 +280,19 @@ class ReferencePanel(QWidget):
         layout.addSpacing(4)
         layout.addLayout(transcriptHeader)
         layout.addWidget(self.refTextEdit)
+        layout.addWidget(self.transcriptMessage)
         layout.addWidget(self.note)
         layout.addStretch(1)  # given more room than it needs, the panel stays at the top
 
     def _connect(self) -> None:
+        self.refTextEdit.textChanged.connect(self._transcript_typed)
         self.browseButton.clicked.connect(self.browse)
         self.recordButton.clicked.connect(self._toggle_recording)
         self.refPathEdit.editingFinished.connect(self._path_edited)
+        # The field's ⊗ (and deleting every character) clears the clip at once, not when
+        # focus leaves: half-cleared, the picker still named the voice and its clip played.
+        self.refPathEdit.textEdited.connect(lambda text: None if text.strip()
+                                            else self._path_edited())
         self.playButton.clicked.connect(self.toggle_play)
         self.waveform.seek_requested.connect(self._seek)
         self.waveform.selection_changed.connect(lambda _s: self._refresh_trim())
@@ -424,6 +443,19 @@ class ReferencePanel(QWidget):
     def show_message(self, text: str, error: bool = True) -> None:
         self.message.show_message(text, error)
 
+    def show_transcript_note(self, text: str) -> None:
+        """A calm note by the Transcript box; it goes once a transcript is typed."""
+        self.transcriptMessage.show_message(text, error=False)
+
+    def _transcript_typed(self) -> None:
+        if self.refTextEdit.toPlainText().strip():
+            self.transcriptMessage.clear_message()
+
+    def set_recogniser_size(self, size: str | None) -> None:
+        """The speech recogniser's download size while it is missing (None: it is here)."""
+        self.note.setText(AUTO_TRANSCRIPT_NOTE if size is None
+                          else AUTO_TRANSCRIPT_DOWNLOAD.format(size=size))
+
     # ------------------------------------------------------------------ intents
     def browse(self) -> None:
         # The folder the user last chose a clip from, else home: never the app's own.
@@ -560,6 +592,7 @@ class ReferencePanel(QWidget):
 
     # ------------------------------------------------------------------ rendering
     def _use(self, path: Path | None, audio: np.ndarray | None, rate: int) -> None:
+        self.resizing.emit()
         if self._mine() and self._player.state() != "stopped":
             self._player.stop()
         self._reference = path
@@ -576,6 +609,8 @@ class ReferencePanel(QWidget):
             self.clipMeter.set_check(check_clip(self._audio, self._rate))
         if path is None:
             self.refPathEdit.setToolTip("The audio file of the voice to clone; type or paste a path")
+        self.waveform.setFixedHeight(EMPTY_WAVE_HEIGHT if self._audio is None else WAVE_HEIGHT)
+        self.playButton.setVisible(self._audio is not None)
         self._refresh()
         self._refresh_trim()
 

@@ -150,17 +150,39 @@ def test_a_cleaned_clip_brought_back_is_not_cleaned_again(qtbot, view, noisy_cli
     assert emitted.args[0].reference == first
 
 
-def test_with_noise_suppression_on_the_noise_is_not_a_red_warning(qtbot, view, tmp_path):
+def test_with_noise_suppression_on_the_noise_is_a_calm_line_and_nothing_moves(qtbot, view,
+                                                                             tmp_path):
     """The review saw "Background noise is loud" in red above the cleanup's own line
-    "Background noise -37 dBFS -> -72 dBFS": the warning was about a noise no longer encoded."""
+    "Background noise -37 dBFS -> -72 dBFS": the warning was about a noise no longer encoded.
+    Then (issue uxb 3) ticking Noise made the warning vanish and the checkbox row jump up
+    32 px, so the next clicks missed: the warning points at the Noise box, and ticked it
+    turns into a calm line that says Noise handles it, the row staying where it was."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
     speech, rate = espeak(tmp_path)
     hiss = np.random.default_rng(3).standard_normal(speech.size).astype(np.float32) * 0.03
     path = tmp_path / "hissy.wav"
     write_audio_atomic(path, speech + hiss, rate)
+    view.resize(760, 900)
+    view.show()
+    qtbot.waitExposed(view)
     view.reference.set_reference(path)
     warned = view.reference.clipMeter.warningsLabel
+    box = view.cleanup.checks["noise"]
+
+    def box_y() -> int:
+        for _ in range(5):  # (a wrapped label settles its height over a few layout passes)
+            QApplication.processEvents()
+        return box.mapTo(view, QPoint(0, 0)).y()
+
     assert warned.text().startswith("Background noise is loud"), warned.text()
-    view.cleanup.checks["noise"].setChecked(True)
-    assert "Background noise is loud" not in warned.text()
-    view.cleanup.checks["noise"].setChecked(False)  # the clip as it is: said again
-    assert warned.text().startswith("Background noise is loud")
+    assert "tick Noise below" in warned.text() and warned.is_error()
+    before = box_y()
+    box.setChecked(True)
+    assert warned.isVisible() and not warned.is_error(), warned.text()
+    assert "handled by Noise below" in warned.text()
+    assert box_y() == before
+    box.setChecked(False)  # the clip as it is: said again
+    assert warned.text().startswith("Background noise is loud") and warned.is_error()
+    assert box_y() == before

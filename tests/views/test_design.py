@@ -93,6 +93,23 @@ def test_an_accent_disables_the_dialect_picker_with_a_tooltip(attributes):
     assert attributes.set_selection({"accent": "british accent", "dialect": "四川话"}) is False
 
 
+def test_a_blocked_dialect_box_says_why_in_the_box_and_the_language_tag_in_words(attributes):
+    """Review 5, item 12: the greyed dialect box had no text, the tag said only "EN"."""
+    dialect = attributes.combos["dialect"]
+    attributes.combos["accent"].setCurrentIndex(CHOICES["accent"].index("british accent"))
+    assert dialect.currentText() == "Accent chosen"
+    assert dialect.toolTip().startswith(
+        "Dialects are for Chinese voices; an English accent is chosen.")
+    assert attributes.languageTag.text() == "In English"
+    assert "border" not in attributes.languageTag.styleSheet()  # a pill beside Clear read as a button
+    assert attributes.languageTag.toolTip() == (
+        "The model gets this voice description in English, because an English accent is "
+        "chosen.")
+    attributes.combos["accent"].setCurrentIndex(0)
+    assert dialect.isEnabled() and dialect.currentText() == "—"
+    assert attributes.selection()["dialect"] is None
+
+
 def test_chinese_target_text_writes_the_instruct_in_chinese(attributes):
     preview = attributes.findChild(QLabel, "instructPreview")
     assert preview is attributes.preview
@@ -100,7 +117,7 @@ def test_chinese_target_text_writes_the_instruct_in_chinese(attributes):
     assert preview.text() == "female, low pitch"
     attributes.set_target_text("今天天气很好。")
     assert preview.text() == "女，低音调" == attributes.instruct()
-    assert attributes.languageTag.text() == "中文"
+    assert attributes.languageTag.text() == "In Chinese (中文)"
     for gender, accent, dialect in itertools.product(
             CHOICES["gender"], CHOICES["accent"][:3], CHOICES["dialect"][:3]):
         wanted = dict.fromkeys(CATEGORY_KEYS) | {"gender": gender, "accent": accent,
@@ -252,3 +269,15 @@ def test_state_round_trip(qtbot, tmp_path):
     assert second.attributes.selection() == first.attributes.selection()
     assert second.attributes.description() == "an old man"
     assert second.form.text() == "Again."
+
+
+def test_the_missing_text_error_goes_once_the_person_leaves_the_view(view):
+    """As in Clone (review 6, item 3): a stale "type the text" read as a new problem."""
+    from studio.views.design_view import NO_TEXT
+
+    view.show()
+    assert view.build_request() is None
+    assert view.form.message_text() == NO_TEXT
+    view.hide()
+    view.show()
+    assert view.form.message_text() == ""

@@ -8,7 +8,8 @@ from PySide6.QtCore import QSettings, Qt
 
 from studio.engine.text import NONVERBAL_TAGS, PAUSE_TAGS
 from studio.settings import Settings
-from studio.views.generate_form import GenerateForm, format_eta, seeds_for
+from studio.views.generate_form import GenerateForm, seeds_for
+from studio.views.progress_text import format_eta
 from studio.views.widgets.language_picker import AUTO_LABEL
 
 
@@ -217,6 +218,30 @@ def test_progress_shows_steps_chunks_and_time_left(form, clock):
     form.set_busy(False)
     form.reset_progress()
     assert form.progress_text() == "Ready" and form.progressBar.value() == 0
+
+
+def test_progress_fits_a_narrow_bar_on_one_line_with_the_whole_in_its_tooltip(qtbot, form,
+                                                                              clock):
+    """Seen at 1024x640: "step 3/16 · chunk 1/2 · about 1 min 33 s left" wrapped onto two
+    lines in the bar and was clipped. The least needed parts give way; the tooltip and
+    the accessible description keep the whole line."""
+    form.resize(520, 700)
+    form.show()
+    qtbot.waitExposed(form)
+    bar = form.progressBar
+    bar.setFixedWidth(240)  # as wide as the bar is at 1024x640
+    form.set_busy(True)
+    form.set_progress(1, 16, 1, 2)
+    clock.now += 6.4  # 3.2 s a step, 29 steps left
+    form.set_progress(3, 16, 1, 2)
+    whole = bar.toolTip()
+    assert whole.startswith("step 3/16 · chunk 1/2 · about 1 min 3") and whole.endswith(" s left")
+    assert bar.accessibleDescription() == whole
+    shown = form.progress_text()
+    assert bar.fontMetrics().horizontalAdvance(shown) <= bar.contentsRect().width() - 8
+    assert shown == whole.replace("chunk 1/2 · ", ""), shown  # the chunk gave way
+    bar.setMinimumWidth(0)
+    bar.setMaximumWidth(16777215)
 
 
 def test_eta_wording():
