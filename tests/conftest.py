@@ -16,6 +16,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
 
+# Fixtures kept in their own modules, offered to every test.
+pytest_plugins = ["tests.padded_clip"]
+
 CPU_FLAGS_OF_NOTE = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "avx_ne_convert")
 
 
@@ -111,3 +114,4 @@ def _speech_like(seconds: float, sample_rate: int = 24000, seed: int = 0) -> np.
 def speech():
     """``speech(seconds, sample_rate=24000, seed=0)`` -> a float32 speech-like clip."""
     return _speech_like
+

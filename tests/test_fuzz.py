@@ -391,6 +391,7 @@ PLAUSIBLE = {
     "language": ["en", "English", "zz", "zz\nX-Injected: 1", "zz\r\u4e2d\x85"],
     "instructions": ["male", "whisper"],
     "ref_audio": ["data:audio/wav;base64,UklGRg==", "not base64"], "ref_text": ["Hello."],
+    "clean": ["trim", ["noise", "trim"], "all", ["echo"], []],
     "extra_params": [{"num_inference_steps": 2, "guidance_scale": 1.5}],
 }
 SPEECH_BODIES = st.fixed_dictionaries(

@@ -324,15 +324,22 @@ def pass_note(results: Sequence[TakeJudgement], pass_at: float, limit: int) -> s
     if passed is not None:
         return (f"Take {passed + 1}/{count} passed (score "
                 f"{_out_of_100(results[passed].combined)} of 100, no judge said poor).")
-    rule = (f"A take passes when no judge says poor and its score reaches "
-            f"{_out_of_100(pass_at)}.")
+    rule = f"a pass needs {_out_of_100(pass_at)} and no judge saying poor"
     if not results:
-        return f"No take was judged. {rule}"
+        return f"No take was judged; {rule}."
     best = ranked(results)[0]
     score = results[best].combined
-    scored = f" (score {_out_of_100(score)} of 100)" if score is not None else ""
-    return (f"None of the {count} takes passed; the best is {best + 1}/{count}{scored}. "
-            f"{rule}")
+    best_was = (f"the best, {best + 1}/{count}, scored {_out_of_100(score)}" if score is not None
+                else "none could be scored")
+    note = f"None of the {count} takes passed: {best_was}; {rule}."
+    if all(_words_not_run(r) for r in results):  # the words never counted: say so
+        note += " Words were not judged (no speech recogniser here, or it failed)."
+    return note
+
+
+def _words_not_run(result: TakeJudgement) -> bool:
+    words = result.get("words")
+    return words is not None and words.verdict == NOT_JUDGED
 
 
 def best_note(results: Sequence[TakeJudgement | None]) -> str | None:

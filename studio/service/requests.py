@@ -75,7 +75,7 @@ class RenderRequest:
 
 @dataclass(frozen=True)
 class VoiceSaveRequest:
-    """Save a reference clip as a named voice (the Clone view's Save as voice)."""
+    """Save a reference clip as a named voice (Clone's Save as voice, a take's Save as voice…)."""
 
     name: str
     clip: Path
@@ -83,6 +83,8 @@ class VoiceSaveRequest:
     preprocess: bool = True
     tags: tuple[str, ...] = ()
     language: str | None = None
+    replace: bool = False  # a voice already of that name is replaced, not refused
+    instruct: str | None = None  # a designed take's attributes, kept with the voice
 
 
 @dataclass(frozen=True)

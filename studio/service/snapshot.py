@@ -15,6 +15,7 @@ from pathlib import Path
 from studio.engine.options import DecodeOptions, GenerationOptions
 from studio.errors import UserError
 from studio.library.take_record import Take, TakeSettings
+from studio.service.cleanup import FOLDER as CLEANED_FOLDER
 from studio.service.requests import RenderRequest, RenderResult, TakeAudio
 
 
@@ -63,6 +64,13 @@ def request_from_take(take: Take, seed: int | None = None) -> RenderRequest:
     s = take.settings
     reference = Path(s.reference_path) if s.reference_path else None
     if reference is not None and not reference.is_file():
+        if reference.parent.name == CLEANED_FOLDER:
+            # Cleaning the same clip with the same steps writes the same file again.
+            raise UserError(
+                "The cleaned copy of this take's reference clip is gone from the data "
+                "folder; load the original clip in Clone, tick the same steps under Clean "
+                "the clip (that makes the same copy) and render again, or choose another clip."
+            )
         raise UserError(
             f"The reference clip {reference} of this take no longer exists; put it back or "
             "copy the settings into the editor and choose another clip."

@@ -1,5 +1,6 @@
 """The A/B view's judgements: the combined score and each judge as a row, A and B as
-columns (under their buttons), the better side of each row marked.
+columns (under their buttons), the better side of each row marked (not where it fails
+all the same: both sides poor, neither is "better").
 
 A row reads "✓ Voice 92 · similarity 0.92"; its tooltip gives the judge's whole line.
 Hidden in a blind round until the pick, since the scores would tell X from Y.
@@ -10,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
-from studio.judges.scores import NOT_JUDGED, Judgement
+from studio.judges.scores import BAD, NOT_JUDGED, Judgement
 from studio.service.judging import TakeJudgement
 from studio.views.take_judgements import (
     JUDGES,
@@ -47,12 +48,15 @@ def short_line(judge: Judgement) -> str:
     return judge.explanation
 
 
-def better_side(a: float | None, b: float | None) -> int | None:
+def better_side(a: float | None, b: float | None,
+                verdicts: tuple[str, str] | None = None) -> int | None:
     """0 or 1 for the side with the higher score as shown (out of 100); None for a tie
-    there (a ▲ beside two 40s read as a mistake) or a missing one."""
+    there (a ▲ beside two 40s read as a mistake), a missing one, or when the higher one
+    still fails (``verdicts``: the judge's on each side): "▲ ✗ Sound 9" read as praise."""
     if a is None or b is None or round(100 * a) == round(100 * b):
         return None
-    return 0 if a > b else 1
+    side = 0 if a > b else 1
+    return None if verdicts is not None and verdicts[side] == BAD else side
 
 
 class ABJudgements(QWidget):
@@ -84,11 +88,14 @@ class ABJudgements(QWidget):
         self.setVisible(any(j is not None for j in judged))
         dark = self.palette().color(QPalette.ColorRole.Window).lightnessF() < 0.5
         for r, (key, name) in enumerate(self.ROWS):
+            verdicts = None
             if key == "score":
                 values = [j.combined if j is not None else None for j in judged]
             else:
-                values = [verdict_of(j, key).score if j is not None else None for j in judged]
-            better = better_side(*values) if shown else None
+                found = [verdict_of(j, key) for j in judged]
+                values = [f.score if j is not None else None for f, j in zip(found, judged)]
+                verdicts = (found[0].verdict, found[1].verdict)
+            better = better_side(*values, verdicts) if shown else None
             for side in (0, 1):
                 self._show_cell(self.cells[side][r], key, name, judged[side], values[side],
                                 shown, better == side, names, side, dark)

@@ -17,7 +17,7 @@ import random
 import secrets
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -43,6 +43,9 @@ from studio.views.takes_model import excerpt
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 from studio.views.widgets.waveform import WaveformView
 
+# The keys named are the sides' letters as the tiles show them (X and Y in blind mode).
+HINT = ("Switch with {0} and {1} (or Tab) while it plays: the playhead stays put and both "
+        "play at the same loudness.")
 SIDE_STYLE = """
 QPushButton[abSide="true"] { font-size: 22pt; font-weight: bold; padding: 10px;
                              border: 2px solid palette(mid); border-radius: 10px;
@@ -115,8 +118,7 @@ class ABView(QWidget):
         self.blindCheck.setAccessibleName("Blind comparison")
         self.blindCheck.setToolTip("Hide which take is which (X and Y, in random order) until "
                                    "you pick the better one")
-        subtitle = hint_label("Switch with A and B (or Tab) while it plays: the playhead stays "
-                              "put and both play at the same loudness.")
+        subtitle = self.hintLabel = hint_label("")  # names the shown sides' keys
         subtitle.setObjectName("abHint")
 
         self.sideGroup = QButtonGroup(self)
@@ -330,6 +332,29 @@ class ABView(QWidget):
         return self._reason is None and self._player is not None
 
     # ------------------------------------------------------------------ rendering
+    def _level_text(self, show: bool) -> str:
+        """What the matching did, as a change a user hears (not the level in LUFS, whose
+        sign reads backwards: a noisy take can measure above 0)."""
+        a, b = self._takes
+        if a.loudness_lufs is None or b.loudness_lufs is None:
+            return "Not loudness-matched: a take is silent"
+        if not show:
+            return "Both play at the same loudness"
+        downs = [(side, -gain_db(self._gains[self._order[side]])) for side in (0, 1)]
+        side, db = max(downs, key=lambda d: d[1])
+        if db < 0.05:
+            return "Already equally loud: both play as rendered"
+        return f"{self.side_names()[side]} turned down {db:.1f} dB to match"
+
+    def _level_tip(self) -> str:
+        a, b = (self.take_on(side).loudness_lufs for side in (0, 1))
+        if a is None or b is None:
+            return ""
+        x, y = self.side_names()
+        return (f"Measured loudness: {x} {a:.1f} LUFS, {y} {b:.1f} LUFS (higher is louder; "
+                "speech is usually about -16 to -23). The louder one is turned down to "
+                "the quieter one's level, never up, so nothing clips.")
+
     @Slot(str)
     def _player_state(self, _state: str) -> None:
         self._refresh_play()
@@ -366,7 +391,10 @@ class ABView(QWidget):
             label = self.sideLabels[side]
             if show:
                 won = " ★ winner" if self._winner == index else ""
-                label.setText(f"{self._names[index]}{won}\n{take.audio_seconds:.1f} s · "
+                # The words only when they differ: the same text twice tells nothing apart.
+                said = ("\n" + excerpt(take.settings.text, 60)
+                        if self._takes[0].settings.text != self._takes[1].settings.text else "")
+                label.setText(f"{self._names[index]}{won}{said}\n{take.audio_seconds:.1f} s · "
                               f"{level_text(self._gains[index])}")
             else:
                 label.setText("hidden until you pick\n ")
@@ -376,13 +404,9 @@ class ABView(QWidget):
             (judgement_of(self.take_on(0)), judgement_of(self.take_on(1))), names, show)
         self.againButton.setVisible(self._blind)
         self.againButton.setEnabled(self._winner is not None)
-        a, b = self._takes
-        if a.loudness_lufs is None or b.loudness_lufs is None:
-            self.loudnessLabel.setText("Not loudness-matched: a take is silent")
-        elif show:
-            self.loudnessLabel.setText(f"Matched to {min(a.loudness_lufs, b.loudness_lufs):.1f} LUFS")
-        else:
-            self.loudnessLabel.setText("Loudness-matched")
+        self.hintLabel.setText(HINT.format(*names))
+        self.loudnessLabel.setText(self._level_text(show))
+        self.loudnessLabel.setToolTip(self._level_tip() if show else "")
         if self._problem:
             self.result.show_message(self._problem)
         self._refresh_play()
@@ -413,6 +437,29 @@ class ABDialog(QDialog):
         layout.addWidget(buttons)
         hint = self.sizeHint()
         self.resize(max(640, hint.width()), hint.height())
+        # Modal to the main window: the keys the hint names (Tab, Space) must never reach
+        # it, where Tab walks to Delete and Space presses it; a window manager's focus
+        # policy (or none, as on a bare X server) cannot change that.
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.take_keyboard()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+            self.take_keyboard()  # raised again: the keys come back to the comparison
+
+    def take_keyboard(self) -> None:
+        """Be the window the keys go to, with the comparison (its shortcuts' owner) focused;
+        a focused button would take Space as a press of itself."""
+        self.raise_()
+        self.activateWindow()
+        focused = self.focusWidget()
+        if focused is None or focused is self or not self.view.isAncestorOf(focused):
+            self.view.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
 
     def done(self, result: int) -> None:
         self.view.stop()

@@ -63,6 +63,14 @@ class AsrDownload(QObject):
         self.download.cancelled.connect(self._stopped)
         self.dialog: QProgressDialog | None = None
 
+    def missing_size(self) -> str | None:
+        """The recogniser's download size ("about 1.6 GB") while it is not on this
+        computer; None once it is."""
+        from studio.engine.asr import asr_size
+
+        model = self._model_of()
+        return None if self._on_disk(model) is not None else asr_size(model)
+
     def ready_or_ask(self, then: Callable[[], None]) -> bool:
         model = self._model_of()
         if self._on_disk(model) is not None:

@@ -19,10 +19,12 @@ JUDGING = Asking("Judging the words of a take needs",
 class JudgeModelRow(QWidget):
     def __init__(self, model_of: Callable[[], str], downloader: Callable = default_downloader,
                  on_disk: Callable[[str], str | None] = _asr_source,
+                 transcriber_of: Callable[[], str] | None = None,
                  parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("judgeModelRow")
         self._model_of, self._on_disk = model_of, on_disk
+        self._transcriber_of = transcriber_of  # the transcription model, to tell the two apart
         self.label = hint_label("")
         self.label.setObjectName("judgeModelLabel")
         self.label.setWordWrap(True)
@@ -42,13 +44,20 @@ class JudgeModelRow(QWidget):
 
         model = self._model_of()
         here = self._on_disk(model) is not None
-        self.label.setText(f"Words are heard by {model}." if here else
-                           f"Words are judged once {model} ({asr_size(model)}) is on this "
-                           f"computer.")
+        self.label.setText((f"Words are heard by {model}." if here else
+                            f"Words are judged once {model} ({asr_size(model)}) is on this "
+                            f"computer.") + self._why(model))
         self.button.setText(f"Download ({asr_size(model)})")
         self.button.setToolTip(f"Download {model}, the speech recogniser the words judge "
                                "uses here")
         self.button.setVisible(not here)
+
+    def _why(self, model: str) -> str:
+        """Why a second recogniser, when it is one: the two do different jobs."""
+        if self._transcriber_of is None or self._transcriber_of() == model:
+            return ""
+        return (" A small, quick one, enough to rank takes; the transcription model below is "
+                "the accurate one, for transcripts.")
 
     def _fetch(self) -> None:
         if self.download.ready_or_ask(self.refresh):

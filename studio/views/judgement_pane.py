@@ -2,15 +2,16 @@
 the asked text with the words the recogniser heard differently, each a link that plays
 the take from just before that word.
 
-A folding section of fixed height, so the details above it stay put from take to take;
-it only shows and says what was clicked (``play_from``).
+A folding section as tall as its text (the take's details scroll around it); it only
+shows and says what was clicked (``play_from``).
 """
 
 from __future__ import annotations
 
+import math
 from html import escape
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, QUrl, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
@@ -25,13 +26,14 @@ from studio.views.take_judgements import (
     change_text,
     change_time,
     marked_words,
+    score_of_100,
     score_text,
     verdict_color,
     verdict_of,
 )
 from studio.views.widgets.collapsible import CollapsibleSection
 
-BODY_LINES = 10  # three judges, the asked text (scrolls when longer) and the changes
+BODY_LINES = 24  # three judges, the asked text and the changes; a longer text scrolls
 MIN_LINES = 3
 NOT_JUDGED_BODY = ("This take was not judged: it was rendered before judging was on, or "
                    "with judging off in Settings.")
@@ -81,17 +83,34 @@ class JudgementPane(CollapsibleSection):
         browser.setOpenLinks(False)  # a link plays the take; it is not a page
         browser.setFrameShape(QFrame.Shape.NoFrame)
         browser.document().setDocumentMargin(2)
-        # Up to BODY_LINES tall, down to MIN_LINES when the window is short (1024x640):
-        # the body scrolls rather than pushing the window past the screen.
-        line = browser.fontMetrics().lineSpacing()
-        browser.setMinimumHeight(line * MIN_LINES + 8)
-        browser.setMaximumHeight(line * BODY_LINES + 8)
-        browser.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        # As tall as its text (the take's details scroll around it; one scroll bar, not
+        # two), up to BODY_LINES: a long take's asked text scrolls in here.
+        browser.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         super().__init__("Judgements", browser, expanded=False, parent=parent)
         self.browser = browser
         self.setObjectName("judgementsSection")
         self.button.setToolTip("Show or hide what the judges found in this take")
         self.browser.anchorClicked.connect(self._clicked)
+        self.browser.installEventFilter(self)
+        self._fit()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.browser and event.type() == QEvent.Type.Resize \
+                and event.size().width() != event.oldSize().width():
+            self._fit(event.size().width())  # a new width wraps the text anew
+        return super().eventFilter(watched, event)
+
+    def _fit(self, width: int | None = None) -> None:
+        """Make the body as tall as its text at ``width`` (its own, by default), within
+        MIN_LINES..BODY_LINES. Measured on a copy: the browser lays its own document out
+        at its viewport's width only after the resize this runs in."""
+        line = self.browser.fontMetrics().lineSpacing()
+        document = self.browser.document().clone(self)
+        frame = 2 * self.browser.frameWidth()
+        document.setTextWidth((width if width is not None else self.browser.width()) - frame)
+        height = math.ceil(document.size().height()) + frame + 2
+        document.deleteLater()
+        self.browser.setFixedHeight(max(line * MIN_LINES, min(height, line * BODY_LINES)))
 
     def show_judgement(self, judged: TakeJudgement | None, text: str) -> None:
         """``judged``: the take's judgement (None: not judged); ``text``: what was asked."""
@@ -100,8 +119,9 @@ class JudgementPane(CollapsibleSection):
             self.button.setText("Judgements · not judged")
             self.browser.setHtml(f"<p>{escape(NOT_JUDGED_BODY)}</p>")
         else:
-            self.button.setText(f"Judgements · score {score_text(judged.combined)}")
+            self.button.setText(f"Judgements · score {score_of_100(judged.combined)}")
             self.browser.setHtml(judgement_html(judged, text, dark))
+        self._fit()
         self.button.setAccessibleName(self.button.text())
         self.button.setToolTip(SCORE_TIP if judged is not None and judged.combined is not None
                                else "Show or hide what the judges found in this take")

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.errors import UserError
 from studio.model_state import ModelState, Phase
 from studio.service.requests import AccelState, LoadRequest, ModelInfo
 from studio.settings import Settings, judging_settings
@@ -33,6 +34,7 @@ from studio.views.settings_view import SettingsView
 from studio.views.status_bar import StatusBar
 from studio.views.takes_panel import TakesPanel
 from studio.views.takes_voices import TakesAndVoices
+from studio.views.text_carry import TextCarry
 from studio.views.undo import UndoStack
 from studio.views.view_jobs import ViewJobs
 from studio.views.voices_view import VoicesView
@@ -131,6 +133,7 @@ class MainWindow(QMainWindow):
                              stream=lambda: bool(self._can_play and self._settings.value(
                                  "audio/play_while_rendering")))
         self.takesAndVoices = TakesAndVoices(self, self.jobs)
+        self.textCarry = TextCarry({"clone": self.cloneView.form, "design": self.designView.form})
         self._build()
         self._wire()
         self.undoStack = UndoStack(self)  # every destructive edit outside a script project
@@ -189,9 +192,13 @@ class MainWindow(QMainWindow):
         self.jobs.wire((self.cloneView, self.designView), self.scriptView, self.cloneView)
         script = self.scriptView
         script.message.connect(status.show_message)
+        script.exported.connect(status.show_written)
         # The takes panel files script takes under their project: it follows the view.
         script.project_changed.connect(lambda _path: self._follow_project())
         self.sidebar.currentRowChanged.connect(lambda _row: self._follow_project())
+        self.sidebar.currentRowChanged.connect(lambda _row: self.textCarry.entered(self.current_view()))
+        self.cloneView.design_requested.connect(lambda: self.show_view("design"))
+        status.settings_requested.connect(self._open_setting)
         script.play_failed.connect(status.show_error)
         self.modelSetup.wire()  # the worker's model signals, first: the state is set by then
         worker.model_loaded.connect(self._model_loaded)
@@ -204,6 +211,7 @@ class MainWindow(QMainWindow):
         self._settings.changed.connect(self._setting_changed)
         self.takesPanel.play_failed.connect(status.show_error)
         self.takesPanel.message.connect(status.show_message)
+        self.takesPanel.exported.connect(status.show_written)
         self.voicesView.play_failed.connect(status.show_error)
         self.takesAndVoices.wire(self._controller)
         self._uncaught.connect(self._show_uncaught)
@@ -233,6 +241,11 @@ class MainWindow(QMainWindow):
         self.settingsView.set_model_ready(self.modelStatus.local.phase is Phase.READY)
         self._show_page(self.sidebar.currentRow())
 
+    @Slot(str)
+    def _open_setting(self, key: str) -> None:
+        self.show_view("settings")
+        self.settingsView.show_setting(key)
+
     def _paste_script(self) -> None:
         mime = QApplication.clipboard().mimeData()
         if mime is not None and script_file_of(mime) is not None:
@@ -241,8 +254,14 @@ class MainWindow(QMainWindow):
 
     def _follow_project(self) -> None:
         project = self.scriptView.project
+        ids: set[str] = set()
+        if project is not None:
+            try:  # the takes its lines use, rendered for it under whatever name it had
+                ids = project.take_ids()
+            except UserError:  # a damaged file: the Script view says so; its path still filters
+                pass
         self.takesPanel.follow_project(str(project.path) if project is not None else None,
-                                       self.current_view() == "script")
+                                       self.current_view() == "script", ids)
 
     # A script or project dropped anywhere on the window (where no view takes it, such as
     # the Clone view's clip panel) opens in the Script view.
@@ -321,8 +340,10 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ worker -> views
     @Slot(object)
     def _model_loaded(self, info: ModelInfo) -> None:
+        reopened = self.scriptView.reopened_said()  # the start's project, not said over
         if not self._notices and self.modelStatus.server_url is None:
-            self.statusBarWidget.show_message(f"Model ready on {info.device} ({info.precision}).")
+            self.statusBarWidget.show_message(" ".join(filter(None, (
+                f"Model ready on {info.device} ({info.precision}).", reopened))))
         self._notices = []  # shown past the first load; the next message replaces them
 
     @Slot(object)
@@ -340,13 +361,13 @@ class MainWindow(QMainWindow):
         restore_frame(self, self.splitter, self._settings)
         view = self._settings.state("window/view")
         self.show_view(view if view in VIEWS else "clone")
-        for page in (self.cloneView, self.designView, self.scriptView):
+        for page in (self.cloneView, self.designView, self.scriptView, self.takesPanel):
             page.restore_state(self._settings)
 
     def save_state(self) -> None:
         save_frame(self, self.splitter, self._settings)
         self._settings.set_state("window/view", self.current_view())
-        for page in (self.cloneView, self.designView, self.scriptView):
+        for page in (self.cloneView, self.designView, self.scriptView, self.takesPanel):
             page.save_state(self._settings)
 
     def closeEvent(self, event: QCloseEvent) -> None:

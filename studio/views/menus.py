@@ -178,6 +178,10 @@ class Menus:
         self.openAction = self._add(self.fileMenu, "&Open script or project…", self.open_script,
                                     "Open a project, or import a .txt, .md, .srt or .vtt script",
                                     QKeySequence.StandardKey.Open)
+        self.saveAsAction = self._add(self.fileMenu, "&Save project as…", self.save_project_as,
+                                      "Write a copy of the open script project under another "
+                                      "name and go on in it (every change saves as you make "
+                                      "it)", QKeySequence.StandardKey.SaveAs)
         self.importClipAction = self._add(self.fileMenu, "&Import clip…", self.import_clip,
                                           "Choose an audio clip of the voice to clone", "Ctrl+I")
         self.exportAction = self._add(self.fileMenu, "&Export take…", self.export_take,
@@ -187,7 +191,8 @@ class Menus:
                                     "Close the studio (your takes and voices are kept)", "Ctrl+Q")
         self.quitAction.setMenuRole(QAction.MenuRole.QuitRole)
         self.fileMenu.aboutToShow.connect(self._refresh_file)
-        self.fileMenu.aboutToHide.connect(lambda: self.exportAction.setEnabled(True))
+        self.fileMenu.aboutToHide.connect(lambda: (self.exportAction.setEnabled(True),
+                                                   self.saveAsAction.setEnabled(True)))
 
         self.editMenu = bar.addMenu("&Edit")
         self.editMenu.setObjectName("editMenu")
@@ -266,6 +271,11 @@ class Menus:
         self.window.scriptView.browseButton.click()
 
     @Slot()
+    def save_project_as(self) -> None:
+        self.window.show_view("script")
+        self.window.scriptView.save_project_as()
+
+    @Slot()
     def import_clip(self) -> None:
         self.window.show_view("clone")
         self.window.cloneView.reference.browse()
@@ -285,6 +295,7 @@ class Menus:
 
     def _refresh_file(self) -> None:
         self.exportAction.setEnabled(bool(self.window.takesPanel.selected_takes()))
+        self.saveAsAction.setEnabled(self.window.scriptView.project is not None)
 
     # ------------------------------------------------------------------ Edit
     def _refresh_edit(self) -> None:

@@ -65,6 +65,8 @@ class ModelSetup(QObject):
         self.retry.timeout.connect(self.probe_server)
         self.asr.typed_instead.connect(self._type_transcript)
         self.asr.failed.connect(self._asr_failed)
+        self.asr.download.done.connect(self._asr_note)
+        self._asr_note()
 
     # ------------------------------------------------------------------ told by the window
     def loading(self, source: str, config) -> None:
@@ -198,10 +200,15 @@ class ModelSetup(QObject):
 
     # ------------------------------------------------------------------ Whisper
     @Slot()
+    def _asr_note(self, *_done) -> None:
+        """The transcript hint says what leaving it empty costs the first time."""
+        self._window.cloneView.reference.set_recogniser_size(self.asr.missing_size())
+
+    @Slot()
     def _type_transcript(self) -> None:
         view = self._asr_view or self._window.cloneView
-        view.reference.show_message("Type what the clip says here; nothing was downloaded.",
-                                    error=False)
+        view.reference.show_transcript_note(
+            "Type what the clip says here; nothing was downloaded.")
         view.reference.refTextEdit.setFocus()
 
     @Slot(str)

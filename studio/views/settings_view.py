@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QPoint, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -51,6 +50,16 @@ from studio.views.model_download import (
     default_downloader,
     looks_like_repo,
 )
+from studio.views.settings_words import (
+    ACCEL_HINT,
+    ASR_CHECK_HINT,
+    ASR_MODEL_HINT,
+    CACHE_NOTE,
+    PRECISION_HINT,
+    PRECISION_TIP,
+    PROMPTS_HINT,
+    accel_availability,
+)
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 
 log = logging.getLogger(__name__)
@@ -62,13 +71,18 @@ RELOAD_KEYS = frozenset({
 })
 RELOAD_DELAY_MS = 400
 COMBO_MIN_WIDTH = 180  # a settings combo narrower than its longest item cuts it
+ROW_MARGIN = 60  # px kept under a row show_setting scrolls to (its hint, the next row's top)
+# The Device box itself is not greyed, only some of its choices (review 6, item 8).
+GREYED_IN_LIST = "Greyed out in the list: "
+HIGHLIGHT_MS = 1800  # how long show_setting's row stays lit: long enough to find, then gone
+HIGHLIGHT_STYLE = "QLabel { background: rgba(255, 204, 77, 110); border-radius: 3px; }"
 BACKEND_LABELS = {"local": "This computer", "remote": "A speech server (remote)"}
 DIALECT_LABELS = {"auto": "Detect", "vllm-omni": "vLLM-Omni",
                   "omnivoice-server": "omnivoice-server",
                   "omnivoice-desktop": "omnivoice-desktop serve"}
 DEVICE_LABELS = {"auto": "Auto (GPU when there is one)", "cpu": "CPU", "cuda": "CUDA GPU",
                  "mps": "Apple GPU (MPS)"}
-PRECISION_LABELS = {"auto": "Auto (bf16 on GPU and native-bf16 CPUs)", "fp32": "fp32 (full)",
+PRECISION_LABELS = {"auto": "Auto (fastest as accurate as bf16)", "fp32": "fp32 (full)",
                     "bf16": "bf16", "fp16": "fp16", "int8": "int8 (CPU: int8 projections)"}
 
 
@@ -98,6 +112,12 @@ class SettingsView(QWidget):
         self._session = dict(session_overrides or {})
         self._data_folder = data_folder
         self._controls: dict[str, QWidget] = {}
+        self._labels: dict[str, QLabel] = {}  # each setting's row label, to highlight
+        self._highlighted: str | None = None  # the row show_setting lit up, while it is lit
+        self._highlight_timer = QTimer(self)
+        self._highlight_timer.setSingleShot(True)
+        self._highlight_timer.setInterval(HIGHLIGHT_MS)
+        self._highlight_timer.timeout.connect(lambda: self._highlight(None))
         self._notes: dict[str, QLabel] = {}
         self._loading = False
         self._model_ready = False  # set_model_ready: the window says when one works
@@ -164,6 +184,7 @@ class SettingsView(QWidget):
 
     def _section(self, title: str) -> tuple[QWidget, QFormLayout]:
         box = QWidget()
+        box.setProperty("settingsSection", title)  # show_setting brings its heading along
         layout = QVBoxLayout(box)
         layout.setContentsMargins(0, 10, 0, 6)
         layout.setSpacing(8)
@@ -209,6 +230,7 @@ class SettingsView(QWidget):
         column.addWidget(note)
         form.addRow(label, column)
         self._controls[key] = control
+        self._labels[key] = label
         self._notes[key] = note
 
     def _combo(self, name: str, items: Mapping[str, str]) -> QComboBox:
@@ -291,13 +313,17 @@ class SettingsView(QWidget):
         self.precisionCombo = self._combo("precisionCombo", _labelled(PRECISION_CHOICES, PRECISION_LABELS))
         self.precisionCombo.currentIndexChanged.connect(
             lambda _i: self._write_model("model/precision", self.precisionCombo.currentData()))
-        self._add(form, "model/precision", self.precisionCombo,
-                  "Number format of the weights: bf16 halves memory and is faster on most GPUs")
+        self._add(form, "model/precision", self.precisionCombo, PRECISION_TIP,
+                  hint=PRECISION_HINT)
         form.addRow(self._reload_confirm())
 
         self.accelCombo = QComboBox()
         self.accelCombo.setObjectName("accelCombo")
         self.accelCombo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # As the other combos (_combo): narrower where there is no room, rather than its
+        # row wrapped under the label at 1024 px by the longest "(unavailable)" item.
+        self.accelCombo.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        self.accelCombo.setMinimumWidth(COMBO_MIN_WIDTH)
         self.accelAvailability = QLabel()
         self.accelAvailability.setObjectName("accelAvailability")
         self.accelAvailability.setWordWrap(True)
@@ -314,6 +340,7 @@ class SettingsView(QWidget):
         accelRow.addWidget(self.accelCombo)
         accelRow.addStretch(1)
         column.addLayout(accelRow)
+        column.addWidget(hint_label(ACCEL_HINT))
         column.addWidget(self.accelAvailability)
         column.addWidget(self.accelActive)
         self._fill_accel()
@@ -437,7 +464,7 @@ class SettingsView(QWidget):
                                   Qt.ItemDataRole.ToolTipRole)
                 if not ok:
                     missing.append(reason)  # the reason names the option
-        self.deviceAvailability.setText("Greyed out: " + "; ".join(missing) + "."
+        self.deviceAvailability.setText(GREYED_IN_LIST + "; ".join(missing) + "."
                                         if missing else "")
         self.deviceAvailability.setVisible(bool(missing))
 
@@ -517,19 +544,11 @@ class SettingsView(QWidget):
             if not ok:
                 self.accelCombo.model().item(row).setEnabled(False)
                 unavailable.append((label, reason))
-        if unavailable:
-            # The reason is named after the component ("flashinfer: ..."); the label
-            # already says which option, so show what follows the name.
-            lines = "<br>".join(f"<b>{escape(label)}</b>: {escape(reason.split(': ', 1)[-1])}"
-                                for label, reason in unavailable)
-            self.accelAvailability.setText(
-                f"<span style='color:#7a5200'>Not available on this machine</span><br>{lines}")
-        else:
-            self.accelAvailability.setText(
-                "<span style='color:#1e6b2a'>Every option is available on this machine.</span>")
+        self.accelAvailability.setText(accel_availability(unavailable))
 
     def _cache_section(self) -> QWidget:
         box, form = self._section("Voice prompt cache")
+        form.addRow(hint_label(CACHE_NOTE))
         self.diskCacheCheck = QCheckBox("On")
         self.diskCacheCheck.setObjectName("diskCacheCheck")
         self.diskCacheCheck.toggled.connect(lambda on: self._write("cache/disk", on))
@@ -541,7 +560,7 @@ class SettingsView(QWidget):
         self.diskItemsSpin.setSuffix(" prompts")
         self.diskItemsSpin.valueChanged.connect(lambda v: self._write("cache/disk_items", v))
         self._add(form, "cache/disk_items", self.diskItemsSpin,
-                  "The oldest prompts on disk are removed beyond this many")
+                  "The oldest prompts on disk are removed beyond this many", hint=PROMPTS_HINT)
         self.memoryItemsSpin = QSpinBox()
         self.memoryItemsSpin.setObjectName("memoryItemsSpin")
         self.memoryItemsSpin.setRange(1, 1_000)
@@ -586,8 +605,7 @@ class SettingsView(QWidget):
         self.asrCheck.toggled.connect(lambda on: self._write("takes/asr_check", on))
         self._add(form, "takes/asr_check", self.asrCheck,
                   "Transcribe every take and store how far the words differ from the text",
-                  hint="Uses the transcription model below; slower, and a large download "
-                       "the first time.")
+                  hint=ASR_CHECK_HINT)
         return box
 
     def _judging_section(self) -> QWidget:
@@ -598,7 +616,8 @@ class SettingsView(QWidget):
         self._add(form, "judging/enabled", self.judgingCheck,
                   "After each render, measure every take's voice match, words and sound "
                   "and rank the takes; off costs no time")
-        self.judgeModel = JudgeModelRow(self._judge_model, downloader=self._downloader)
+        self.judgeModel = JudgeModelRow(self._judge_model, downloader=self._downloader,
+                                        transcriber_of=lambda: self.effective("asr/model"))
         form.addRow(self.judgeModel)
         form.addRow(hint_label("How much each judge counts when takes are ranked (relative "
                                "to each other; they need not add up to 100 %; the takes "
@@ -643,7 +662,7 @@ class SettingsView(QWidget):
                                 or BY_KEY["asr/model"].default))
         self._add(form, "asr/model", self.asrEdit,
                   "Whisper model used to transcribe a reference clip with no transcript",
-                  hint="A Whisper model id or folder, used when a reference has no transcript.")
+                  hint=ASR_MODEL_HINT)
 
         self.outputCombo = QComboBox()
         self.outputCombo.setObjectName("outputDeviceCombo")
@@ -745,6 +764,38 @@ class SettingsView(QWidget):
         card's Render on a server…)."""
         self._scroll.ensureWidgetVisible(self.backendUrlEdit, 50, 120)
         self.backendCombo.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def show_setting(self, key: str) -> None:
+        """Bring setting ``key``'s row into view with its section's heading when both fit
+        (review 6, item 8: the Model heading was scrolled off), focus its control and
+        light its label up for a moment, so the eye finds it (the status bar's pills)."""
+        control = self.control(key)
+        self._scroll_to(control)
+        QTimer.singleShot(0, lambda: self._scroll_to(control))  # once a first show laid out
+        control.setFocus(Qt.FocusReason.OtherFocusReason)
+        self._highlight(key)
+
+    def _scroll_to(self, control: QWidget) -> None:
+        holder, bar = self._scroll.widget(), self._scroll.verticalScrollBar()
+        section = control
+        while section is not None and section.property("settingsSection") is None:
+            section = section.parentWidget()
+        top = (section or control).mapTo(holder, QPoint(0, 0)).y()
+        bottom = control.mapTo(holder, QPoint(0, control.height())).y()
+        # The heading at the top where the row still shows under it; else the row whole.
+        bar.setValue(max(top, bottom + ROW_MARGIN - self._scroll.viewport().height()))
+
+    def _highlight(self, key: str | None) -> None:
+        """A calm, brief background behind a row's label (None: none)."""
+        if self._highlighted is not None:
+            self._labels[self._highlighted].setStyleSheet("")
+        self._highlighted = key
+        if key is not None:
+            self._labels[key].setStyleSheet(HIGHLIGHT_STYLE)
+            self._highlight_timer.start()
+
+    def highlighted(self) -> str | None:
+        return self._highlighted
 
     def effective(self, key: str):
         if key in self._session:

@@ -1,6 +1,6 @@
-"""StatusBar: the last message or error, the model state (studio.model_state: Not
-downloaded, Downloading, Loading, Ready, Failed, Server: host), device and precision,
-and the acceleration badge.
+"""StatusBar: the last message or error (after an export, with "Show in folder"), the
+model state (studio.model_state: Not downloaded, Downloading, Loading, Ready, Failed,
+Server: host), device and precision, and the acceleration badge.
 
 The badge has three states: *requested* (asked for, not confirmed by the worker
 yet), *active* (the worker runs what was asked) and *fell back* (the worker runs
@@ -9,16 +9,18 @@ the standard path instead, for a named reason shown in text and tooltip).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QPainter, QPalette
-from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QPainter, QPalette
+from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStatusBar, QWidget
 
 from studio.engine.accel_probe import ACCEL_LABELS
 from studio.model_state import ModelState, Phase
 from studio.service.requests import AccelState, ModelInfo
+from studio.views.help_menu import OPEN_FAILED
 
 REQUESTED, ACTIVE, FELL_BACK, OFF = "requested", "active", "fell back", "off"
 
@@ -82,6 +84,17 @@ def short_source(source: str) -> str:
     return path.name or source
 
 
+def elided_at_word(text: str, metrics, width: int) -> str:
+    """``text`` cut at the last whole word that fits, with "…" (not mid-word: "usually c…")."""
+    cut = metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+    if cut == text or not cut.endswith("…"):
+        return cut
+    head = cut[:-1]
+    if not text[len(head):len(head) + 1].isspace() and " " in head:
+        head = head.rsplit(" ", 1)[0]
+    return head.rstrip(" ,;:·") + " …"
+
+
 class ElidedLabel(QLabel):
     """A one-line label that ends in "…" when it does not fit; text() stays whole."""
 
@@ -91,19 +104,46 @@ class ElidedLabel(QLabel):
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
         rect = self.contentsRect()
-        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight,
-                                             rect.width())
+        text = elided_at_word(self.text(), self.fontMetrics(), rect.width())
         self.style().drawItemText(painter, rect, int(self.alignment()), self.palette(),
                                   self.isEnabled(), text, QPalette.ColorRole.WindowText)
 
 
-class StatusBar(QStatusBar):
+class SettingLabel(QLabel):
+    """A status bar label that opens Settings at the setting it shows (it looks like a
+    button, so a click must do something)."""
+
+    clicked = Signal()
+
     def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def mouseReleaseEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(
+                event.position().toPoint()):
+            self.clicked.emit()
+        super().mouseReleaseEvent(event)
+
+
+OPENS_SETTINGS = " Click to change it in Settings."
+
+
+class StatusBar(QStatusBar):
+    """``open_url``: how a folder is shown (tests record the URL instead of launching a
+    file manager)."""
+
+    settings_requested = Signal(str)  # the setting's key: "accel/mode", "model/precision"
+
+    def __init__(self, parent: QWidget | None = None,
+                 open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl):
         super().__init__(parent)
         self.setObjectName("statusBar")
         self.setSizeGripEnabled(True)
         self._requested = "off"
         self._accel: AccelState | None = None
+        self._open_url = open_url
+        self._folder: Path | None = None  # what "Show in folder" opens, while it shows
 
         self.messageLabel = ElidedLabel()
         self.messageLabel.setObjectName("statusMessage")
@@ -114,22 +154,33 @@ class StatusBar(QStatusBar):
         self.modelLabel = QLabel()
         self.modelLabel.setObjectName("modelState")
         self.modelLabel.setAccessibleName("Model state")
-        self.deviceLabel = QLabel()
+        self.deviceLabel = SettingLabel()
         self.deviceLabel.setObjectName("deviceLabel")
         self.deviceLabel.setAccessibleName("Device and precision")
-        self.deviceLabel.setToolTip("Where the model runs, and in what precision")
+        self.deviceLabel.setToolTip("Where the model runs, and in what precision." + OPENS_SETTINGS)
+        self.deviceLabel.clicked.connect(lambda: self.settings_requested.emit("model/precision"))
         self.firstAudioLabel = QLabel()
         self.firstAudioLabel.setObjectName("firstAudioLabel")
         self.firstAudioLabel.setAccessibleName("Time to first audio")
         self.firstAudioLabel.setToolTip("How long the last render took from Generate to its "
                                         "first audio (Play as it renders)")
         self.firstAudioLabel.hide()
-        self.badge = QLabel()
+        self.badge = SettingLabel()
+        self.badge.clicked.connect(lambda: self.settings_requested.emit("accel/mode"))
         self.badge.setObjectName("accelBadge")
         self.badge.setAccessibleName("Acceleration")
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
+        self.folderButton = QPushButton("Show in folder")
+        self.folderButton.setObjectName("showFolderButton")
+        self.folderButton.setFlat(True)
+        self.folderButton.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.folderButton.setStyleSheet("QPushButton { color: palette(link); padding: 0 6px; }")
+        self.folderButton.clicked.connect(self.show_folder)
+        self.folderButton.hide()
+
         self.addWidget(self.messageLabel, 1)
+        self.addWidget(self.folderButton)
         for widget in (self.firstAudioLabel, self.modelLabel,
                        self.deviceLabel, self.badge):
             widget.setContentsMargins(8, 0, 8, 0)
@@ -155,7 +206,8 @@ class StatusBar(QStatusBar):
             tooltip += f" ({info.sample_rate} Hz output)"
             self.deviceLabel.setText(f"{info.device} · {info.precision}")
             why = f" ({info.precision_reason})" if info.precision_reason else ""
-            self.deviceLabel.setToolTip(f"The model runs on {info.device} in {info.precision}{why}.")
+            self.deviceLabel.setToolTip(f"The model runs on {info.device} in {info.precision}{why}."
+                                        + OPENS_SETTINGS)
         self.deviceLabel.setVisible(state.phase is Phase.READY and info is not None)
         failed = state.phase is Phase.FAILED or (state.phase is Phase.SERVER and state.detail)
         if failed:
@@ -200,7 +252,7 @@ class StatusBar(QStatusBar):
         badge = badge_for(self._accel, self._requested)
         self.badge.setProperty("state", badge.state)
         self.badge.setText(badge.text)
-        self.badge.setToolTip(badge.tooltip)
+        self.badge.setToolTip(badge.tooltip + OPENS_SETTINGS)
         self.badge.setAccessibleDescription(badge.tooltip)
         self.badge.setStyleSheet(badge_style(badge.state))
 
@@ -211,10 +263,29 @@ class StatusBar(QStatusBar):
     def show_error(self, text: str) -> None:
         self._message(text, error=True)
 
+    def show_written(self, text: str, folder: str) -> None:
+        """What an export wrote, and a "Show in folder" button that opens ``folder``
+        (until the next message)."""
+        self._message(text, error=False)
+        self._folder = Path(folder)
+        self.folderButton.setToolTip(f"Open {folder} in the file manager")
+        self.folderButton.show()
+
+    def folder_url(self) -> QUrl | None:
+        """What "Show in folder" opens now (None: it is hidden)."""
+        return QUrl.fromLocalFile(str(self._folder)) if self._folder is not None else None
+
+    def show_folder(self) -> None:
+        url = self.folder_url()
+        if url is not None and not self._open_url(url):
+            self.show_error(OPEN_FAILED.format(path=self._folder))
+
     def is_error(self) -> bool:
         return self.messageLabel.property("kind") == "error"
 
     def _message(self, text: str, error: bool) -> None:
+        self._folder = None
+        self.folderButton.hide()
         self.messageLabel.setProperty("kind", "error" if error else "info")
         self.messageLabel.setText(("⚠ " if error and text else "") + text)
         self.messageLabel.setToolTip(text)

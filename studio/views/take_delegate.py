@@ -1,5 +1,5 @@
-"""TakeDelegate: two compact lines per take (name with star and time; a mode pill, who
-speaks or the text, details and suspect badges), a star that toggles on click, a play
+"""TakeDelegate: two compact lines per take (name with star and time; a mode pill, the
+take's place in its batch ("Take 2/3"), who speaks or the text, details and suspect badges), a star that toggles on click, a play
 marker, and a stripe that ties the takes of one batch together. Compact, so a laptop's
 768 px show five or more takes, not three.
 
@@ -25,7 +25,8 @@ from studio.views.take_judgements import (
     JUDGES,
     SCORE_TIP,
     badge_text,
-    judge_line,
+    badge_tip,
+    score_of_100,
     score_text,
     tooltip_lines,
     verdict_color,
@@ -113,9 +114,11 @@ class TakeDelegate(QStyledItemDelegate):
         height = small.height() + 2
         badges = [(badge_text(verdict_of(judged, key)), key) for key, _name in JUDGES]
         widths = [small.horizontalAdvance(text) + 10 for text, _key in badges]
-        score = f"Score {score_text(judged.combined)}"
-        if bold.horizontalAdvance(score) + 8 + sum(w + 4 for w in widths) > line.width():
-            score = score_text(judged.combined)  # a narrow list: the number alone
+        room = line.width() - 8 - sum(w + 4 for w in widths)
+        # Out of 100 always where it fits; "Score" too where there is room for it.
+        scores = (f"Score {score_of_100(judged.combined)}", score_of_100(judged.combined),
+                  score_text(judged.combined))
+        score = next((s for s in scores if bold.horizontalAdvance(s) <= room), scores[-1])
         out = [(QRect(line.left(), top, bold.horizontalAdvance(score) + 4, height), score,
                 "score")]
         left = out[0][0].right() + 8
@@ -217,6 +220,15 @@ class TakeDelegate(QStyledItemDelegate):
             painter.drawRoundedRect(box.adjusted(0, 0, -1, -1), 3, 3)
             painter.drawText(box, Qt.AlignmentFlag.AlignCenter, suspect_label(code))
         details = QRect(pill.right() + 8, top, badge_left - pill.right() - 14, pill.height())
+        row = index.data(TakesModel.RowRole)
+        if row is not None and row.position:  # up front, where it is never cut off
+            painter.setFont(_bold(small))
+            painter.setPen(main)
+            painter.drawText(details, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             row.position)
+            details.setLeft(details.left()
+                            + QFontMetrics(_bold(small)).horizontalAdvance(row.position) + 6)
+            painter.setFont(small)
         painter.setPen(dim)
         words = " · ".join(w for w in (index.data(TakesModel.ExcerptRole),
                                        index.data(TakesModel.MetaRole)) if w)
@@ -285,7 +297,7 @@ class TakeDelegate(QStyledItemDelegate):
             for box, _text, what in self._judged_rects(option, index):
                 if box.contains(event.pos()):
                     tip = ("\n".join([SCORE_TIP, ""] + tooltip_lines(judged)[1:])
-                           if what == "score" else judge_line(verdict_of(judged, what)))
+                           if what == "score" else badge_tip(verdict_of(judged, what)))
                     QToolTip.showText(event.globalPos(), tip, view, box)
                     return True
             if self._star_rect(option, index).contains(event.pos()):

@@ -8,7 +8,7 @@ pane free of the take list's state, so it renders from one ``show_take`` call.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QStyle,
     QToolButton,
@@ -39,6 +40,36 @@ from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.waveform import WaveformView
 
 NOTES_DELAY_MS = 800
+SCROLL_MIN_LINES = 4  # the details' least height: the name and the waveform's top
+DETAIL_LINES = 5  # how the take was made and what is suspect in it, together
+
+
+class DetailScroll(QScrollArea):
+    """The details' scroll area: as tall as its content when there is room (a plain
+    QScrollArea caps its hint), down to a few lines when there is none."""
+
+    def __init__(self, body: QWidget):
+        super().__init__()
+        self.setObjectName("takeDetailScroll")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.setMinimumHeight(self.fontMetrics().lineSpacing() * SCROLL_MIN_LINES)
+        self.setWidget(body)
+        body.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # A scroll area keeps its hint when its content grows (the Judgements heading
+        # shows once a listed take is judged): tell the panel's layout, which otherwise
+        # left the room to the list and scrolled the details.
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(watched, event)
+
+    def sizeHint(self) -> QSize:
+        hint = self.widget().sizeHint()
+        return QSize(hint.width(), hint.height() + 2 * self.frameWidth())
 
 
 def clock(seconds: float) -> str:
@@ -146,9 +177,8 @@ class TakeDetail(QFrame):
                                    "Delete the selected takes (Delete; Ctrl+Z brings them back)")
         self.useAsVoiceButton = action(
             "useAsVoiceButton", "Save as voice…",
-            "Open Clone with this take's audio and text as the clip, named and ready: "
-            "Save as voice there keeps it, how a designed voice stays the same from line "
-            "to line")
+            "Keep this take's voice under a name, to pick in Clone or a script's cast: "
+            "how a designed voice stays the same from line to line")
 
         top = QHBoxLayout()
         top.setSpacing(4)
@@ -172,8 +202,13 @@ class TakeDetail(QFrame):
             grid.setColumnMinimumWidth(col, max(b.minimumWidth() for b in buttons[col::3]))
         grid.addWidget(self.useAsVoiceButton, 2, 0, 1, 3)
 
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 4, 0, 0)
+        # What the take is scrolls inside itself; the actions stay pinned below it. So an
+        # open judgement on a short screen (1024x640) takes the details' room, not the
+        # list's: the panel keeps several takes in sight while one is read.
+        body = QWidget()
+        body.setObjectName("takeDetailBody")
+        column = QVBoxLayout(body)
+        column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(6)
         column.addLayout(top)
         column.addWidget(self.waveform)
@@ -181,35 +216,39 @@ class TakeDetail(QFrame):
         column.addWidget(self._details())
         column.addWidget(self.judgementsSection)
         column.addWidget(self.notesEdit)
-        column.addLayout(grid)
+        self.scroll = DetailScroll(body)
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 4, 0, 0)
+        outer.setSpacing(6)
+        outer.addWidget(self.scroll, 1)
+        outer.addLayout(grid)
 
     def _details(self) -> QWidget:
-        """How the take was made (two lines) and what is suspect in it (one), in a box
-        of fixed height: the title row above stays put from take to take; a longer text is
-        cut, whole in the tooltip."""
+        """How the take was made and what is suspect in it, wrapped, sharing a box of fixed
+        height: the title row above stays put from take to take. A short line leaves its
+        room to the other (review 6, item 4: "…it may crackle. To…" was cut at 1366x768 and
+        "…real time · cpu" at 1024x640); a text longer than the box is whole in the tooltip."""
         box = QWidget()
         box.setObjectName("takeDetails")
         rows = QVBoxLayout(box)
         rows.setContentsMargins(0, 0, 0, 0)
         rows.setSpacing(2)
-        # The suspects take one line: the list's badges name them too (a short window
-        # needs the room for the list).
-        for label, lines in ((self.infoLabel, 2), (self.suspectLabel, 1)):
+        for label in (self.infoLabel, self.suspectLabel):
             label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-            label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 2)
+            label.setWordWrap(True)
+            policy = label.sizePolicy()
+            policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)  # a long one wraps, not widening
+            label.setSizePolicy(policy)
             rows.addWidget(label)
-        self.suspectLabel.setWordWrap(False)  # no half-shown second line
-        policy = self.suspectLabel.sizePolicy()
-        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)  # a long one is cut, not widening
-        policy.setRetainSizeWhenHidden(True)  # no suspects: its room stays
-        self.suspectLabel.setSizePolicy(policy)
         rows.addStretch(1)
-        box.setFixedHeight(self.infoLabel.height() + self.suspectLabel.height() + 2)
+        box.setFixedHeight(self.infoLabel.fontMetrics().lineSpacing() * DETAIL_LINES + 6)
         return box
 
     def _connect(self) -> None:
         self.waveform.seek_requested.connect(self.seek_requested)
         self.judgementsSection.play_from.connect(self.play_from_requested)
+        self.judgementsSection.clicked.connect(self._judgements_toggled)  # not a restore
         self.playButton.clicked.connect(lambda _checked=False: self.play_clicked.emit())
         self.starButton.clicked.connect(lambda _checked=False: self.star_clicked.emit())
         self.renameButton.clicked.connect(lambda _checked=False: self.rename_clicked.emit())
@@ -223,6 +262,11 @@ class TakeDetail(QFrame):
         self.exportButton.clicked.connect(lambda _checked=False: self.export_clicked.emit())
         self.compareButton.clicked.connect(lambda _checked=False: self.compare_clicked.emit())
         self.deleteButton.clicked.connect(lambda _checked=False: self.delete_clicked.emit())
+
+    def _judgements_toggled(self, expanded: bool) -> None:
+        if expanded:  # opened to be read: its heading to the top once the layout has it
+            QTimer.singleShot(0, lambda: self.scroll.verticalScrollBar().setValue(
+                self.judgementsSection.y()))
 
     # ------------------------------------------------------------------ showing
     def show_take(self, row: Row | None, count: int, writable: bool,
@@ -250,9 +294,9 @@ class TakeDetail(QFrame):
             self.nameLabel.setText(row.name if count < 2 else f"{row.name} (+{count - 1} more)")
             self.nameLabel.setToolTip(row.name)
             place = script_place(take)  # a script line's: its project and line
-            self.infoLabel.setText(
-                f"{mode_label(take)} · {place + ' · ' if place else ''}{voice_text(take)}"
-                f" · {row.details} · {rendered_on(take)}")
+            self.infoLabel.setText(" · ".join(w for w in (  # "Take 2/3" first, as on its card
+                row.position, mode_label(take), place, voice_text(take), row.compact,
+                rendered_on(take)) if w))
             self.infoLabel.setToolTip(f"{row.variation_tip}\n\n{row.tooltip}")
             self.show_problem(" ".join(suspect_tip(c) for c in take.suspects))
         starred = take is not None and take.starred

@@ -8,12 +8,12 @@ Never the library's own FLAC: a file manager may move what is dropped, and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 
 from studio.errors import UserError
+from studio.outputs import safe_stem
 from studio.sound import files as sound_files  # looked up per write: tests wrap it
 from studio.views.prepared_files import PreparedFiles, Superseded
 from studio.views.take_export import reopened
@@ -25,9 +25,7 @@ STILL_WRITING = ("The files of the dragged takes are still being written; drag t
 
 def file_stem(name: str) -> str:
     """A take name as a file name every file manager accepts."""
-    stem = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", name).replace("·", "-")
-    stem = " ".join(stem.split()).strip(" .")
-    return stem[:80] or "take"
+    return safe_stem(name)
 
 
 class DragFiles:

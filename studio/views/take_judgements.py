@@ -22,6 +22,10 @@ VERDICT_COLORS = {OK: ("#2e7d32", "#81c784"), WARN: ("#b45309", "#f59e0b"),
                   BAD: ("#c62828", "#ef6b6b"), NOT_JUDGED: ("#8a8a8a", "#9a9a9a")}
 ADDED_COLORS = ("#2e6da4", "#7fb2e5")
 LEAD_IN_S = 0.5  # a click on a word change plays from just before it, to hear it in context
+# What the badges' marks mean, under a badge's own line (a mark alone says nothing).
+MARKS_LEGEND = "Marks: " + ", ".join(
+    f"{MARKS[v]} {'passed' if v == OK else 'failed' if v == BAD else VERDICT_WORDS[v]}"
+    for v in (OK, WARN, BAD, NOT_JUDGED)) + "."
 SCORE_TIP = ("Combined score out of 100: the judges' scores weighted as in Settings "
              "(a judge that did not run is left out).")
 
@@ -45,6 +49,17 @@ def judgement_of(take) -> TakeJudgement | None:
 def score_text(value: float | None) -> str:
     """A score in [0, 1] as a person reads it: "82" (of 100); "–" when none."""
     return "–" if value is None else f"{round(100 * value):d}"
+
+
+def score_of_100(value: float | None) -> str:
+    """A combined score with its scale, as a card shows it: "66/100"."""
+    return f"{score_text(value)}/100"
+
+
+def badge_tip(judge: Judgement) -> str:
+    """A badge's tooltip: the judge's line (why it was not judged, when it was not), then
+    what the marks mean."""
+    return f"{judge_line(judge)}\n\n{MARKS_LEGEND}"
 
 
 def verdict_of(judged: TakeJudgement | None, judge: str) -> Judgement:

@@ -5,9 +5,10 @@ writes it: edits (rename, star) go out as intents (``rename_requested``) and sho
 at once as an optimistic patch, which the next :meth:`TakesModel.reload` (after
 the worker's ``takes_changed``) replaces with the library's truth.
 
-Rows are newest batch first; the takes of one Generate click stay together, in
-the order they were rendered, so "take 2/3" sits between 1 and 3 -- unless they were
-judged: then best first. Sorted by score, every take is ranked on its own.
+Rows are in the order the user chose, whatever arrives: newest first (by when each take
+was rendered, so the takes of one Generate click stay together, 3/3 above 2/3 above 1/3,
+judged or not; a script render's takes together in line order, however its voices were
+grouped to render), or best score first, every take ranked on its own.
 """
 
 from __future__ import annotations
@@ -44,17 +45,16 @@ SUSPECT_LABELS = {
     suspect.LONG_SILENCE: "Long gap",
     UNSAVED: "Not saved",
 }
+# One short line each: the details pane shows them on one line of a narrow panel
+# (a longer one was cut at "…speech this loud is usually c"); the cards' tooltips too.
 SUSPECT_TIPS = {
-    suspect.NEAR_SILENT: (f"Near-silent: quieter than {suspect.NEAR_SILENT_LUFS:g} LUFS; "
-                          "the render probably failed."),
-    suspect.CLIPPED: (f"Clipped: {suspect.CLIP_RUN} or more samples in a row at full scale, "
-                      "so peaks are cut off and may crackle."),
-    suspect.TOO_QUIET: (f"Too quiet: below {suspect.QUIET_LUFS:g} LUFS, far under normal "
-                        "speech (about -20 to -25 LUFS)."),
-    suspect.TOO_LOUD: (f"Too loud: above {suspect.LOUD_LUFS:g} LUFS; speech this loud is "
-                       "usually distorted."),
-    suspect.LONG_SILENCE: (f"Long silence: a pause of {suspect.LONG_SILENCE_S:g} s or more "
-                           "inside the take; words may be missing."),
+    suspect.NEAR_SILENT: (f"Near-silent: under {suspect.NEAR_SILENT_LUFS:g} LUFS; "
+                          "the render likely failed."),
+    suspect.CLIPPED: "Clipped: peaks cut off at full scale; it may crackle.",
+    suspect.TOO_QUIET: f"Too quiet: under {suspect.QUIET_LUFS:g} LUFS (speech: -20 to -25).",
+    suspect.TOO_LOUD: f"Too loud: above {suspect.LOUD_LUFS:g} LUFS, likely distorted.",
+    suspect.LONG_SILENCE: (f"Long gap: a pause of {suspect.LONG_SILENCE_S:g} s or more; "
+                           "words may be missing."),
     UNSAVED: ("Not saved: the take library could not keep this take, so it is listed only "
               "until the studio closes; export it to keep it."),
 }
@@ -112,6 +112,8 @@ def voice_text(take: Take) -> str:
     s = take.settings
     if take.voice_name:
         return take.voice_name
+    if take.clip_label:  # a cleaned clip: by the clip it was cleaned from
+        return take.clip_label
     if s.reference_path:
         return Path(shown_name(Path(s.reference_path))).stem
     if s.mode == "design":
@@ -161,21 +163,33 @@ class Row:
         return f"{place} · {voice_text(self.take)}" if place else voice_text(self.take)
 
     @property
+    def position(self) -> str:
+        """"Take 2/3": where the take sits in its batch, numbered as the status bar names
+        the best one ("Best: take 2/3"); empty for a take rendered alone, and for a script
+        line's (its batch is its render's lines, not variations; its line is named)."""
+        if self.batch_size < 2 or self.take.settings.project_line:
+            return ""
+        return f"Take {self.batch_index}/{self.batch_size}"
+
+    def identity(self, seconds: bool = False) -> str:
+        """What tells this take from its neighbours where only a few words fit (the A/B
+        tiles, the blind reveal): its batch position and time, after its name if it has one;
+        ``seconds``: the time to the second (two single takes of one minute)."""
+        clock = clock_text(self.take.created)
+        if seconds:
+            clock += f":{local_time(self.take.created):%S}"
+        when = f"{self.position or 'Take'} at {clock}"
+        return f"{self.take.name} ({when[0].lower()}{when[1:]})" if self.take.name else when
+
+    @property
     def details(self) -> str:
-        return self._details(with_number=True)
+        """The details pane's line: the batch position, then length and speed."""
+        return " · ".join(w for w in (self.position, self.compact) if w)
 
     @property
     def compact(self) -> str:
-        """The details for the list row."""
-        return self._details(with_number=False)
-
-    def _details(self, with_number: bool) -> str:
-        take = self.take
-        parts = [f"Take {self.number}"] if with_number and self.number else []
-        if self.batch_size > 1:
-            parts.append(f"{self.batch_index}/{self.batch_size}")
-        parts += [f"{take.audio_seconds:.1f} s", real_time_text(take.run.rtf)]
-        return " · ".join(parts)
+        """Length and speed (the list row shows the position on its own, up front)."""
+        return f"{self.take.audio_seconds:.1f} s · {real_time_text(self.take.run.rtf)}"
 
     @property
     def variation_tip(self) -> str:
@@ -206,18 +220,28 @@ class Row:
         return "\n".join(lines)
 
 
+def batch_order(members: Sequence[Take]) -> list[Take]:
+    """One batch's takes as listed: a script render's in line order (it renders the lines
+    grouped by voice: line 2 of a second voice was kept after line 3 and listed above it),
+    a Generate's newest first."""
+    if all(t.settings.project_line for t in members):
+        return sorted(members, key=lambda t: (t.settings.project_line, t.created))
+    return sorted(members, key=lambda t: t.created, reverse=True)
+
+
 def arrange(takes: Sequence[Take], numbers: dict[str, int], order: str = NEWEST) -> list[Row]:
-    """Rows newest batch first, each batch in creation order, a judged batch best first
-    (``takes`` newest first); ``order`` BEST: every take by its score, best first."""
+    """Rows newest first (``takes`` come newest first), a batch's takes together; ``order``
+    BEST: every take by its score, best first (equal scores and the unjudged newest first)."""
     batches: dict[str, list[Take]] = {}
-    for take in takes:  # dicts keep insertion order: the newest batch comes first
+    for take in takes:
         batches.setdefault(take.batch or take.id, []).append(take)
-    rows = []
+    positions = {}  # take id -> (its place in its batch by render time, the batch's size)
     for members in batches.values():
-        members.sort(key=lambda t: t.created)
-        sized = [Row(take, numbers.get(take.id, 0), i, len(members))
-                 for i, take in enumerate(members, start=1)]
-        rows += sorted(sized, key=lambda r: rank_key(r.take))  # stable: unjudged keep order
+        for i, take in enumerate(sorted(members, key=lambda t: t.created), start=1):
+            positions[take.id] = (i, len(members))
+    # Dicts keep insertion order: the batch of the newest take first.
+    listed = [take for members in batches.values() for take in batch_order(members)]
+    rows = [Row(take, numbers.get(take.id, 0), *positions[take.id]) for take in listed]
     if order == BEST:  # (stable: equal scores and the unjudged stay newest first)
         rows.sort(key=lambda r: rank_key(r.take))
     return rows
@@ -262,7 +286,7 @@ class TakesModel(QAbstractListModel):
         self.endResetModel()
 
     def set_order(self, order: str) -> None:
-        """NEWEST (batches newest first) or BEST (by score); the next reload applies it."""
+        """NEWEST (newest first) or BEST (by score); the next reload applies it."""
         self._order = order
 
     def order(self) -> str:

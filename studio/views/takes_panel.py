@@ -25,7 +25,7 @@ import dataclasses
 import secrets
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 from PySide6.QtCore import (
@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QStackedWidget,
+    QStyleOptionViewItem,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -53,6 +54,7 @@ from PySide6.QtWidgets import (
 
 from studio.engine.options import MAX_SEED
 from studio.errors import UserError
+from studio.library.project_takes import ProjectTakes
 from studio.library.session_takes import SessionTakes, TakeShelf, is_unsaved
 from studio.library.takes import NO_PROJECT
 from studio.service.snapshot import unsaved_take
@@ -69,6 +71,8 @@ from studio.views.widgets.undo_bar import UndoBar
 
 SEARCH_DELAY_MS = 200
 AUDIO_CACHE = 8  # decoded takes kept for the waveform and quick replay
+MIN_CARDS = 3  # takes kept in sight however tall the details grow
+STATE_PREFIX = "takes"
 ALL_VOICES = "All voices"
 EMPTY_HINT = ("No takes yet: type what to say in Clone or Design and press Generate. "
               "Each take appears here; select one and press Space to play it.")
@@ -84,9 +88,10 @@ class TakesPanel(QWidget):
 
     play_failed = Signal(str)  # one sentence, for the status bar
     message = Signal(str)  # an information sentence, for the status bar
+    exported = Signal(str, str)  # what an export wrote (a sentence), and the folder
     rerender_requested = Signal(object, int)  # Take, seed
     copy_settings_requested = Signal(object)  # Take
-    use_as_voice_requested = Signal(object)  # Take: its audio and text become a Clone reference
+    use_as_voice_requested = Signal(object)  # Take: its audio and text saved as a voice
 
     def __init__(self, player=None, *, controller=None, library=None, audio_status=None,
                  parent: QWidget | None = None):
@@ -102,9 +107,11 @@ class TakesPanel(QWidget):
         self.undoStack = UndoStack(self)  # the window's, once it has one
         self._restored: tuple[str, ...] = ()  # undeleted takes to select once listed
         self._stale = False  # a reload waits for the name editor to close
-        self._export_choice: tuple[str | None, str | None] = (None, None)  # this session's
+        # The last export's folder, format and whether it wrote sidecars (kept for the next start).
+        self._export_choice: tuple[str | None, str | None, bool] = (None, None, True)
         self._open_error = ""
         self._open_project: str | None = None  # the Script view's, listed even without takes
+        self._open_takes = ProjectTakes("")  # its takes: filed under it or used by its lines
         # Owns the temp folder drags write to; its sentences go where a take's problems do.
         self._drag_files = DragFiles(self.shelf, lambda text: self.detail.show_problem(text))
         self.model = TakesModel(self)
@@ -157,8 +164,8 @@ class TakesPanel(QWidget):
         self.sortCombo.setAccessibleName("Sort takes")
         self.sortCombo.addItem("Newest first", NEWEST)
         self.sortCombo.addItem("Best score first", BEST)
-        self.sortCombo.setToolTip("Newest first: the latest takes on top, a judged batch best "
-                                  "first. Best score first: every take by its combined score.")
+        self.sortCombo.setToolTip("Newest first: the latest takes on top. Best score first: "
+                                  "every take by its combined score, the best on top.")
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
@@ -295,9 +302,11 @@ class TakesPanel(QWidget):
         library = self.shelf()
         self._refresh_voices(library)
         self.projectCombo.set_projects(library.projects(), self._open_project)
+        key = self.projectCombo.key()
         self.model.reload(library, self.searchEdit.text(), voice=self.voiceCombo.currentData(),
                           starred=True if self.starredButton.isChecked() else None,
-                          project=self.projectCombo.key())
+                          project=self._open_takes if key and key == self._open_takes.path
+                          else key)
         if self._restored and self.projectCombo.currentIndex() > 0 and not any(
                 self.model.row_of_id(i) >= 0 for i in self._restored):
             self.projectCombo.set_key(None)  # takes brought back show, whatever they were filed under
@@ -314,10 +323,36 @@ class TakesPanel(QWidget):
             self.refresh()
             self.list.scrollTo(self.list.currentIndex())
 
-    def follow_project(self, path: str | None, script_view: bool) -> None:
-        """The window's view changed: in the Script view the open project's takes, in the
-        others the Clone and Design ones; a filter the user picked stays as it is."""
+    # ------------------------------------------------------------------ persistence
+    def save_state(self, settings) -> None:
+        """The Sort choice and whether the Judgements section is open, for the next start."""
+        settings.set_state(f"{STATE_PREFIX}/sort", self.sortCombo.currentData())
+        settings.set_state(f"{STATE_PREFIX}/judgements_open",
+                           self.detail.judgementsSection.is_expanded())
+        folder, fmt, sidecars = self._export_choice
+        if folder is not None:
+            settings.set_state(f"{STATE_PREFIX}/export", [folder, fmt or "", bool(sidecars)])
+
+    def restore_state(self, settings) -> None:
+        index = self.sortCombo.findData(settings.state(f"{STATE_PREFIX}/sort"))
+        if index >= 0:
+            self.sortCombo.setCurrentIndex(index)
+        opened = settings.state(f"{STATE_PREFIX}/judgements_open")
+        if opened in (True, False, "true", "false"):  # an INI file hands back strings
+            self.detail.judgementsSection.set_expanded(opened in (True, "true"))
+        export = settings.state(f"{STATE_PREFIX}/export")
+        if isinstance(export, (list, tuple)) and len(export) == 3:
+            self._export_choice = (str(export[0]), str(export[1]) or None,
+                                   export[2] in (True, "true"))
+
+    def follow_project(self, path: str | None, script_view: bool,
+                       take_ids: Iterable[str] = ()) -> None:
+        """The window's view changed: in the Script view the open project's takes (those
+        filed under ``path`` and ``take_ids``, the ones its lines use, wherever they were
+        rendered), in the others the Clone and Design ones; a filter the user picked stays
+        as it is."""
         self._open_project = path
+        self._open_takes = ProjectTakes.of(path or "", take_ids)
         if self.projectCombo.chosen:
             return
         self.projectCombo.set_projects(self.shelf().projects(), path)
@@ -353,6 +388,7 @@ class TakesPanel(QWidget):
 
     def _refresh_count(self) -> None:
         count = self.model.rowCount()
+        self._keep_cards_in_sight()
         # Sorting by score means nothing until a take is judged (judging may be off).
         self.sortCombo.setVisible(self.model.any_judged or self.model.order() != NEWEST)
         filtered = bool(self.searchEdit.text().strip() or self.voiceCombo.currentIndex() > 0
@@ -368,6 +404,16 @@ class TakesPanel(QWidget):
         self.empty.setText(f"{hint}\n\n{self._open_error}" if self._open_error else hint)
         self.stack.setCurrentWidget(self.list if count else self.empty)
 
+    def _keep_cards_in_sight(self) -> None:
+        """The list's floor: MIN_CARDS whole cards (judged ones are taller), so the details
+        scroll before the list shrinks past them."""
+        option = QStyleOptionViewItem()
+        option.initFrom(self.list)
+        card = self.delegate.sizeHint(option, self.model.index(0)).height() \
+            if self.model.rowCount() else self.list.fontMetrics().height() * 3
+        self.list.setMinimumHeight(MIN_CARDS * (card + 2 * self.list.spacing())
+                                   + 2 * self.list.frameWidth())
+
     def _has_takes(self) -> bool:
         try:
             return bool(self.shelf().list())
@@ -379,8 +425,8 @@ class TakesPanel(QWidget):
         self.detail.commit_notes()
 
     def show_result(self, result) -> list[str]:
-        """After a render: reload and select its takes (they sit together, newest first),
-        or, when they were judged, the best alone (the batch lists best first). Takes the
+        """After a render: reload and select its takes (they sit together, in the chosen
+        order), or, when they were judged, the best alone, wherever it is listed. Takes the
         library could not save are held for the session, badged "Not saved". Returns the
         takes' ids in the result's order."""
         ids = []
@@ -394,10 +440,10 @@ class TakesPanel(QWidget):
                 ids.append(audio.take_id)
         self.refresh()
         best = best_index([audio.judgement for audio in result.takes])
-        if best is not None:  # judged: the best alone, listed first, ready for Space
+        if best is not None:  # judged: the best alone, ready for Space
             self.select_ids([ids[best]])
-        elif ids:
-            self.select_ids(ids, current=ids[0])
+        elif ids:  # the batch, the one listed on top current
+            self.select_ids(ids, current=min(ids, key=self.model.row_of_id))
         self.list.scrollTo(self.list.currentIndex())
         return ids
 
@@ -662,25 +708,32 @@ class TakesPanel(QWidget):
             self.copy_settings_requested.emit(take)
 
     def export_selected(self) -> None:
-        from studio.views.take_export import ExportDialog
+        from studio.views.take_export import ExportDialog, default_folder
 
         rows = [self.model.row_info(self.model.row_of_id(t.id)) for t in self.selected_takes()]
         if not rows:
             return
-        folder, fmt = self._export_choice
-        dialog = ExportDialog(self.shelf(), rows, folder=folder, fmt=fmt, parent=self)
-        dialog.exported.connect(self.message)
-        dialog.accepted.connect(
-            lambda: setattr(self, "_export_choice", (dialog.folder(), dialog.format())))
+        folder, fmt, sidecars = self._export_choice
+        dialog = ExportDialog(self.shelf(), rows, folder=default_folder(folder), fmt=fmt,
+                              sidecars=sidecars, parent=self)
+        dialog.exported.connect(lambda said: self.exported.emit(said, str(dialog.target)))
+        dialog.accepted.connect(lambda: setattr(self, "_export_choice", (
+            str(dialog.target), dialog.format(), dialog.sidecars())))
         self._open(dialog)
 
     def compare(self) -> None:
         from studio.views.ab_view import ABDialog
 
-        takes = self.selected_takes()
+        # A is the one rendered first, whichever order the list shows them in.
+        takes = sorted(self.selected_takes(), key=lambda t: t.created)
         if len(takes) != 2:
             return
-        names = [self.model.row_info(self.model.row_of_id(t.id)).name for t in takes]
+        # "Take 2/3 at 09:20": the titles of one batch are the same text, so they tell
+        # nothing apart in the tiles and the blind reveal.
+        rows = [self.model.row_info(self.model.row_of_id(t.id)) for t in takes]
+        names = [row.identity() for row in rows]
+        if names[0] == names[1]:
+            names = [row.identity(seconds=True) for row in rows]
         dialog = ABDialog(self._player, self._controller, self.shelf(), tuple(takes),
                           names=tuple(names), reason=self._reason, parent=self)
         self._open(dialog)

@@ -113,12 +113,17 @@ class TakesAndVoices(QObject):
         self._window.statusBarWidget.show_error(sentence)
 
     def _take_as_voice(self, take) -> None:
-        """A take's audio and text as the Clone reference, named like the take, ready to be
-        saved: how a designed voice stops drifting from line to line."""
-        self._window.show_view("clone")
-        name = take.name or take.settings.instruct or "Designed voice"
-        self._window.cloneView.start_voice(take.audio_path, name=name,
-                                           transcript=take.settings.text, to_save=True)
+        """A take kept as a voice, in a small dialog over the view the user is on (a
+        designed voice is kept from Design, not by a trip to Clone): how a designed voice
+        stops drifting from line to line."""
+        from studio.views.take_voice_dialog import TakeVoiceDialog
+
+        window = self._window
+        row = window.takesPanel.model.row_info(window.takesPanel.model.row_of_id(take.id))
+        position = (row.position or f"Take {row.number}") if row is not None else "this take"
+        dialog = TakeVoiceDialog(take, position, window.voicesView.library(), parent=window)
+        dialog.save_requested.connect(lambda request: self._jobs.save_voice(dialog, request))
+        dialog.show()
 
     # ------------------------------------------------------------------ voices
     def _scripts_using(self, voice) -> dict[str, list[str]]:
@@ -135,6 +140,7 @@ class TakesAndVoices(QObject):
         window = self._window
         window.cloneView.voices.refresh()
         window.voicesView.refresh()
+        window.scriptView.voices_changed()  # its speakers' voice list and the cast
         window.takesPanel.refresh()  # takes name their saved voice
 
     @Slot(str)

@@ -85,12 +85,14 @@ class ViewJobs(QObject):
         self._status.show_message(f"Transcribing {path.name} …")
 
     def save_voice(self, view, request) -> None:
-        """The Clone view's reference saved as a voice; its Save waits for the answer."""
+        """A voice saved for ``view`` (Clone's reference, a take's Save as voice… dialog):
+        it waits for the answer between ``voice_save_started`` and ``voice_saved`` (which
+        returns the status bar's sentence) or ``voice_save_failed``."""
         job = self._controller.save_voice(request)
         job.done.connect(lambda voice_id: self._voice_saved(view, voice_id))
         job.failed.connect(lambda sentence: (view.voice_save_failed(sentence),
                                              self._status.show_error(sentence)))
-        view.voices.set_can_save(False)  # until this save ends
+        view.voice_save_started()
         self._status.show_message(f"Saving the voice '{request.name}' …")
 
     # ------------------------------------------------------------------ job -> its view
@@ -118,10 +120,12 @@ class ViewJobs(QObject):
         takes = len(result.takes)
         audio = result.audio_seconds
         rtf = result.seconds / audio if audio > 0 else 0.0
-        text = (f"Rendered {takes} take{'s' if takes != 1 else ''} ({audio:.1f} s of audio) "
-                f"in {result.seconds:.1f} s, {real_time_text(rtf)}.")
+        # What matters first (the status line is cut where it does not fit, whole in its
+        # tooltip): how many, then what judging found, then the speed.
+        text = f"Rendered {takes} take{'s' if takes != 1 else ''} in {result.seconds:.1f} s."
         if result.judging_note:
             text += " " + result.judging_note
+        text += f" {audio:.1f} s of audio, {real_time_text(rtf)}."
         if result.first_audio_seconds is not None:
             text += f" First audio after {result.first_audio_seconds:.1f} s."
             self._status.set_first_audio(result.first_audio_seconds)
@@ -159,7 +163,6 @@ class ViewJobs(QObject):
         self._status.show_message("Transcription ready.")
 
     def _voice_saved(self, view, voice_id: str) -> None:
-        view.voice_saved(voice_id)
-        voice = view.voices.current_voice()
-        if voice is not None:
-            self._status.show_message(f"Saved the voice '{voice.name}'.")
+        said = view.voice_saved(voice_id)
+        if said:
+            self._status.show_message(said)

@@ -1,6 +1,6 @@
 """VoiceCardDelegate: one saved voice as a card in the Voices list.
 
-Name; language and tags; clip length, created, last used and how often; and a small
+Name; language, the instruct of a designed voice, and tags; clip length, created, last used and how often; and a small
 waveform of the clip on the right. The clip is read the first time its card is
 drawn (see voices_model.read_clip), so opening a thousand voices reads none.
 """
@@ -23,7 +23,9 @@ MIN_CARD_WIDTH = 160
 def card_lines(entry) -> tuple[str, str, str]:
     """What a card says, line by line (also what tests read)."""
     voice = entry.voice
-    about = " · ".join(part for part in (voice.language, ", ".join(voice.tags)) if part)
+    # A designed voice says what it was designed as (a reviewer could not tell it apart).
+    instruct = f"instruct: {voice.instruct}" if voice.instruct else ""
+    about = " · ".join(part for part in (voice.language, instruct, ", ".join(voice.tags)) if part)
     length = f"{entry.seconds:.1f} s" if entry.seconds is not None else (
         "clip missing" if entry.read else "…")
     if voice.use_count:

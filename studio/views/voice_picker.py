@@ -141,6 +141,10 @@ class VoicePicker(ReadsVoices, QWidget):
         self._recent = [Path(p) for p in paths][:MAX_RECENT]
         self.refresh()
 
+    def voice(self, voice_id: str):
+        """The saved voice ``voice_id`` as last read, or None."""
+        return self._voices.get(voice_id)
+
     def current_voice(self):
         return self._voices.get(self.current_id())
 

@@ -44,8 +44,8 @@ from studio.views.widgets.undo_bar import UndoBar
 from studio.views.words import start_folder
 
 NOTES_DELAY_MS = 800  # notes are saved this long after the last keystroke (and on leaving)
-EMPTY = ("No saved voices yet. Save one from the Clone view (Save as voice), or drop an "
-         "audio clip or an .ovoice file here.")
+EMPTY = ("No saved voices yet. Save a take you like (Save as voice… under the takes), "
+         "save a clip in Clone, or drop an audio clip or an .ovoice file here.")
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3", ".aiff", ".aif", ".opus")
 NOT_DROPPABLE = ("{name} is neither an audio clip nor an .ovoice voice file; drop a WAV, FLAC "
                  "or OGG clip to start a voice, or an .ovoice file to import one.")

@@ -38,10 +38,10 @@ class LibraryEdits:
             return None
 
     def save_voice(self, job, request: VoiceSaveRequest) -> None:
-        """Encode the clip once, through the prompt cache, and save it as a voice; ends in
-        ``done`` (the new voice's id) or ``failed``. Nothing is written unless every check passed."""
-        from studio.library import fields
-        from studio.library.clips import check_voice_clip
+        """Encode the clip once, through the prompt cache, and save it as a voice (the
+        service's use case, as the command line saves); ends in ``done`` (the new voice's
+        id) or ``failed``. Nothing is written unless every check passed."""
+        from studio.service.voice_save import check_new_voice, save_voice
 
         self._need_model()
         if self.engine is None:
@@ -49,18 +49,11 @@ class LibraryEdits:
             return
         try:
             library = self.voice_library()
-            try:
-                name = fields.clean_name(request.name)
-            except fields.InvalidField as exc:
-                raise UserError(exc.sentence()) from None
-            if library.name_taken(name):
-                raise UserError(f"A voice named '{name}' already exists; choose another name.")
-            check_voice_clip(request.clip)
-            prompt, _source = self.prompts.obtain(request.clip, request.transcript,
-                                                  request.preprocess)
-            key = self.prompts.key_for(request.clip, request.transcript, request.preprocess)
-            voice = library.create(name, request.clip, prompt, tags=request.tags,
-                                   language=request.language, cache_key=key)
+            new = check_new_voice(request.name, request.clip, request.tags, request.language,
+                                  library=library, replace=request.replace,
+                                  instruct=request.instruct)
+            voice, _source = save_voice(self.prompts, new, request.transcript,
+                                        request.preprocess, library=library)
         except Exception as exc:  # a sentence, or a bug (logged)
             self._job_stopped(job, exc)
             return

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+import uuid
 from pathlib import Path
 
 from studio.errors import UserError
@@ -176,6 +177,7 @@ class RemoteRendering:
         started = time.perf_counter()
         total, audio_seconds = len(request.lines), 0.0
         voices: dict = {}  # a clip speaker's voice (its transcript, maybe transcribed) once
+        render_batch = uuid.uuid4().hex  # the render's takes list together (as here)
         try:
             lexicon = lines_lexicon(request)
             for index, line in enumerate(request.lines):
@@ -193,7 +195,8 @@ class RemoteRendering:
                 if voice is not None:
                     self._edit_voices(lambda library, v=voice.id: library.record_use(v))
                 take = self._keep_line(job, line, render, seconds, sha, warnings, voice,
-                                       self._remote_run(remote, [render], seconds))
+                                       self._remote_run(remote, [render], seconds),
+                                       batch=render_batch)
                 audio_seconds += render.audio.size / render.sample_rate
                 job.report("line", LineDone(request.keys[index], take, index, total))
         except Exception as exc:

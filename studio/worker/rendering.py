@@ -25,7 +25,7 @@ from studio.service.requests import (
     TakeAudio,
 )
 from studio.service.takes import take_run
-from studio.worker.sentences import INTERNAL_ERROR, NOT_LOADED, TAKES_NOT_SAVED
+from studio.worker.sentences import ATTEMPT_STAGE, INTERNAL_ERROR, NOT_LOADED, TAKES_NOT_SAVED
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,7 @@ class LocalRendering:
                                     lexicon=load_pronunciations())
             streaming = request.stream and request.options.chunking == "quick-start"
             for i, item in enumerate(items):
-                job.report("stage", f"Rendering take {i + 1} of at most {limit} …")
+                job.report("stage", ATTEMPT_STAGE.format(n=i + 1, limit=limit))
                 take_started = time.perf_counter()
 
                 def on_chunk(chunk) -> None:
@@ -244,6 +244,9 @@ class LocalRendering:
         warnings: list[str] = []
         started = time.perf_counter()
         total, done, audio_seconds = len(request.lines), 0, 0.0
+        # One library batch for the render: its takes list together, in line order,
+        # though they are rendered grouped by voice.
+        render_batch = uuid.uuid4().hex
         try:
             lexicon = lines_lexicon(request)
             for batch in batches(request.lines):
@@ -265,7 +268,7 @@ class LocalRendering:
                 for i, render in zip(batch, renders):
                     take = self._keep_line(job, request.lines[i], render,
                                            time.perf_counter() - batch_started, sha, warnings,
-                                           voice)
+                                           voice, batch=render_batch)
                     done += 1
                     audio_seconds += render.audio.size / render.sample_rate
                     job.report("line", LineDone(request.keys[i], take, done - 1, total))
@@ -301,10 +304,11 @@ class LocalRendering:
             job.report("failed", INTERNAL_ERROR)
 
     def _keep_line(self, job, request, render, seconds, sha, warnings, voice,
-                   run=None) -> TakeAudio:
-        """A script line's take saved and judged (alone: against the reference clip)."""
+                   run=None, batch=None) -> TakeAudio:
+        """A script line's take saved (in ``batch``, its render's) and judged (alone:
+        against the reference clip)."""
         _batch, ids, heard = self._keep_or_warn(job, request, [render], seconds, sha,
-                                                warnings, run)
+                                                warnings, run, batch=batch)
         judged = [None]
         if self.judging_on(request):
             judged = self.judge_renders(job, request, [render], ids,

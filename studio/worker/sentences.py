@@ -7,3 +7,7 @@ NOT_A_MODEL_FOLDER = ("{folder} does not hold an OmniVoice model; choose the fol
                       "config.json, model.safetensors and audio_tokenizer/ in it.")
 TAKES_NOT_SAVED = ("The takes could not be saved to the library; the log file in the data "
                    "folder has the details.")
+
+# Render until one passes: the stage before each take's decoding; the form keeps which try
+# it is on beside the steps that follow (studio.views.progress_text.attempt_of).
+ATTEMPT_STAGE = "Rendering take {n} of at most {limit} …"

@@ -62,6 +62,12 @@ def laptop_display():
     yield from run_xvfb("1366x768x24")
 
 
+@pytest.fixture
+def small_laptop_display():
+    """An X server with a 1024×640 screen, the smallest this project supports."""
+    yield from run_xvfb("1024x640x24")
+
+
 @pytest.fixture(params=["offscreen"])
 def platform(request):
     """Where the window opens: offscreen, or on the X server (journeys 1-3 add "xcb")."""

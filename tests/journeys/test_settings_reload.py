@@ -18,7 +18,7 @@ def test_changing_precision_reloads_and_the_status_bar_says_what_ran(launch, scr
     assert accel["text"] == "Off" and accel["enabled_items"] == ["Off"], \
         "on a machine without a CUDA GPU only the standard path can be chosen"
     why = studio.text("settingsView/accelAvailability")
-    assert "no CUDA GPU" in why, why
+    assert "Needs an NVIDIA GPU" in why, why
     badge = studio.get("accelBadge")
     assert badge["text"] == "Acceleration: off"
 

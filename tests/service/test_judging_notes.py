@@ -3,7 +3,7 @@ one passes found, in the cards' and Settings' scale (out of 100)."""
 
 from __future__ import annotations
 
-from studio.judges.scores import BAD, OK, Judgement
+from studio.judges.scores import BAD, OK, Judgement, not_judged
 from studio.service.judging import TakeJudgement, best_note, pass_note
 
 
@@ -24,5 +24,20 @@ def test_until_one_passes_says_which_passed_or_what_passing_takes():
     assert pass_note([_judged(0.5), _judged(0.81)], 0.7, 4) == \
         "Take 2/2 passed (score 81 of 100, no judge said poor)."
     said = pass_note([_judged(0.9, BAD), _judged(0.6)], 0.7, 2)
-    assert said == ("None of the 2 takes passed; the best is 1/2 (score 90 of 100). A take "
-                    "passes when no judge says poor and its score reaches 70.")
+    # Short enough for the status line to show the rule too (it was only in the tooltip,
+    # after "the best is 1/3 (score 29 of 100). ...").
+    assert said == ("None of the 2 takes passed: the best, 1/2, scored 90; a pass needs 70 "
+                    "and no judge saying poor.")
+
+
+def _words_not_judged(score: float) -> TakeJudgement:
+    return TakeJudgement((Judgement("sound", score, OK, "."),
+                          not_judged("words", "Words not judged: no recogniser.")), score)
+
+
+def test_none_passed_says_when_the_words_judge_could_not_run():
+    said = pass_note([_words_not_judged(0.5), _words_not_judged(0.4)], 0.7, 2)
+    assert said.startswith("None of the 2 takes passed: the best, 1/2, scored 50; a pass needs 70")
+    assert said.endswith(" Words were not judged (no speech recogniser here, or it failed).")
+    # Words judged on any take: nothing to add.
+    assert "Words were" not in pass_note([_words_not_judged(0.5), _judged(0.4)], 0.7, 2)

@@ -17,6 +17,14 @@ def writer(tmp_path):
 
 
 @pytest.fixture
+def data_writer():
+    """The take library in the data folder (which the root conftest points at a temp
+    folder): the one a whole MainWindow reads, unlike ``writer``'s."""
+    with TakeLibrary() as library:
+        yield library
+
+
+@pytest.fixture
 def reader(tmp_path, writer):
     with TakeLibrary(tmp_path / "lib", read_only=True) as library:
         yield library

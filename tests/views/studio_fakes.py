@@ -33,6 +33,23 @@ def make_settings(path: Path, environ: dict[str, str] | None = None) -> Settings
     return Settings(QSettings(str(path), QSettings.Format.IniFormat), environ=environ or {})
 
 
+def fake_window(qtbot, tmp_path: Path, controller=None, size: tuple[int, int] | None = None,
+                **options):
+    """The studio's main window on fakes (settings in ``tmp_path``, CPU-only acceleration);
+    with ``size``, shown at that size and exposed. ``options`` go to MainWindow."""
+    from studio.views.main_window import MainWindow
+
+    window = MainWindow(make_settings(tmp_path / "settings.ini"), controller or FakeController(),
+                        FakePlayer(), audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY,
+                        **options)
+    qtbot.addWidget(window)
+    if size is not None:
+        window.resize(*size)
+        window.show()
+        qtbot.waitExposed(window)
+    return window
+
+
 class FakeWorker(QObject):
     """The InferenceWorker's signals, nothing else."""
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QLabel, QPushButton
 from studio_fakes import PLAYABLE, SILENT, FakePlayer
 from take_fixtures import add, add_judged, voice
 
@@ -236,3 +236,25 @@ def test_no_judgements_row_when_neither_take_is_judged(qtbot, player, controller
     view = make_view(qtbot, player, controller, reader, pair)
     view.show()
     assert not view.judgements.isVisibleTo(view)
+
+
+def test_the_hint_names_the_keys_of_the_sides_shown(qtbot, player, controller, reader, pair):
+    """Seen by a new user: in blind mode the tiles read X and Y while the hint still said
+    "Switch with A and B"."""
+    view = make_view(qtbot, player, controller, reader, pair, rng=random.Random(2))
+    view.show()
+    qtbot.waitExposed(view)
+    hint = view.findChild(QLabel, "abHint")
+    assert "A and B" in hint.text() and "X" not in hint.text()
+    view.blindCheck.setChecked(True)
+    assert "X and Y" in hint.text() and "A and B" not in hint.text()
+    # The keys it names are the ones that pick the sides.
+    view.activateWindow()
+    qtbot.waitUntil(view.isActiveWindow)
+    view.playButton.setFocus()
+    qtbot.keyClick(view.playButton, Qt.Key.Key_Y)
+    assert view.current_side() == 1
+    qtbot.keyClick(view.playButton, Qt.Key.Key_X)
+    assert view.current_side() == 0
+    view.blindCheck.setChecked(False)
+    assert "A and B" in hint.text()

@@ -50,6 +50,9 @@ def test_transcribe_asks_first_and_typing_instead_downloads_nothing(qtbot, tmp_p
     window, controller = make_window(qtbot, tmp_path, lambda repo, **_: fetched.append(repo),
                                      on_disk=lambda model: None)
     panel = window.cloneView.reference
+    # Leaving the transcript empty leads to this question: the hint says so first.
+    assert panel.note.text() == ("Leave empty to transcribe automatically when you generate "
+                                 "(the first time downloads a speech recogniser, about 1.6 GB).")
     panel.set_reference(clip)
     panel.transcribeButton.click()
     box = question(qtbot)
@@ -58,8 +61,14 @@ def test_transcribe_asks_first_and_typing_instead_downloads_nothing(qtbot, tmp_p
     assert not controller.named("transcribe") and panel.transcribeButton.text() == "Transcribe"
     box.findChild(type(box.buttons()[0]), "asrTypeButton").click()
     assert not fetched and not controller.named("transcribe")
-    assert "nothing was downloaded" in panel.message.text() and not panel.message.is_error()
+    # The note sits by the Transcript box (not above the waveform) and goes once typed.
+    note = panel.transcriptMessage
+    assert "nothing was downloaded" in note.text() and not note.is_error()
+    assert "nothing was downloaded" not in panel.message.text()
+    assert note.isVisible() and note.y() > panel.refTextEdit.y()
     assert window.focusWidget() is panel.refTextEdit
+    qtbot.keyClicks(panel.refTextEdit, "Hello there.")
+    assert not note.isVisible()
 
 
 def test_download_shows_bytes_then_the_transcription_runs(qtbot, tmp_path, clip):
@@ -74,6 +83,9 @@ def test_download_shows_bytes_then_the_transcription_runs(qtbot, tmp_path, clip)
     window, controller = make_window(qtbot, tmp_path, downloader,
                                      on_disk=lambda model: model if here else None)
     panel = window.cloneView.reference
+    # Leaving the transcript empty leads to this question: the hint says so first.
+    assert panel.note.text() == ("Leave empty to transcribe automatically when you generate "
+                                 "(the first time downloads a speech recogniser, about 1.6 GB).")
     panel.set_reference(clip)
     panel.transcribeButton.click()
     box = question(qtbot)
@@ -87,6 +99,7 @@ def test_download_shows_bytes_then_the_transcription_runs(qtbot, tmp_path, clip)
     qtbot.waitUntil(lambda: bool(controller.named("transcribe")), timeout=5000)
     assert controller.named("transcribe")[0][2] == clip
     assert window.modelSetup.asr.dialog is None
+    assert panel.note.text() == "Leave empty to transcribe automatically when you generate."
 
 
 def test_generate_with_an_empty_transcript_asks_too(qtbot, tmp_path, clip):

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QApplication
 from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
 from take_fixtures import add
 
-from studio.library.takes import TakeLibrary
 from studio.views.main_window import MainWindow
 from tests.library.library_helpers import make_prompt, write_clip
 
@@ -18,14 +17,8 @@ SCRIPT = "Alice: Good morning.\nBob: Morning, Alice.\n"
 
 
 @pytest.fixture
-def writer():
-    with TakeLibrary() as library:  # the data folder conftest points at a temp folder
-        yield library
-
-
-@pytest.fixture
-def controller(writer):
-    return FakeController(writer)
+def controller(data_writer):
+    return FakeController(data_writer)
 
 
 @pytest.fixture
@@ -62,7 +55,8 @@ def test_the_menu_bar_has_file_edit_view_and_help(window):
     assert bar == ["&File", "&Edit", "&View", "&Help"]
     menus = window.menus
     assert menu_items(menus.fileMenu) == {
-        "New script…": "Ctrl+N", "Open script or project…": "Ctrl+O", "Import clip…": "Ctrl+I",
+        "New script…": "Ctrl+N", "Open script or project…": "Ctrl+O",
+        "Save project as…": "Ctrl+Shift+S", "Import clip…": "Ctrl+I",
         "Export take…": "Ctrl+E", "Quit": "Ctrl+Q"}
     assert menu_items(menus.editMenu) == {"Undo": "Ctrl+Z", "Redo": "Ctrl+Shift+Z",
                                           "Settings…": "Ctrl+,"}
@@ -105,9 +99,9 @@ def test_file_menu_reaches_the_pages(qtbot, window, monkeypatch):
     assert window.menus.exportAction.isEnabled()
 
 
-def test_deleted_takes_come_back_with_ctrl_z_in_any_view(qtbot, window, writer, controller):
-    keep = add(writer, "Keep me.", seed=1, batch="a")
-    gone = add(writer, "Delete me.", seed=2, batch="b")
+def test_deleted_takes_come_back_with_ctrl_z_in_any_view(qtbot, window, data_writer, controller):
+    keep = add(data_writer, "Keep me.", seed=1, batch="a")
+    gone = add(data_writer, "Delete me.", seed=2, batch="b")
     panel = window.takesPanel
     panel.refresh()
     shown(qtbot, window)
@@ -128,8 +122,8 @@ def test_deleted_takes_come_back_with_ctrl_z_in_any_view(qtbot, window, writer, 
     assert [t.id for t in panel.model.takes()] == [keep.id]
 
 
-def test_the_undo_bar_stays_until_the_next_destructive_edit(qtbot, window, writer):
-    first, second = add(writer, "One.", batch="a"), add(writer, "Two.", batch="b")
+def test_the_undo_bar_stays_until_the_next_destructive_edit(qtbot, window, data_writer):
+    first, second = add(data_writer, "One.", batch="a"), add(data_writer, "Two.", batch="b")
     panel = window.takesPanel
     panel.refresh()
     shown(qtbot, window)
@@ -146,8 +140,8 @@ def test_the_undo_bar_stays_until_the_next_destructive_edit(qtbot, window, write
     assert len(panel.model.takes()) == 2
 
 
-def test_use_these_settings_says_what_it_did_and_is_undone(qtbot, window, writer):
-    take = add(writer, "The take's words.", seed=1234, instruct="female, low pitch")
+def test_use_these_settings_says_what_it_did_and_is_undone(qtbot, window, data_writer):
+    take = add(data_writer, "The take's words.", seed=1234, instruct="female, low pitch")
     form = window.designView.form
     form.set_text("My own words, typed before.")
     form.seedLock.setChecked(False)
@@ -166,8 +160,8 @@ def test_use_these_settings_says_what_it_did_and_is_undone(qtbot, window, writer
     assert form.text() == "The take's words." and form.seedSpin.value() == 1234
 
 
-def test_use_settings_undo_gives_the_voice_design_back_too(qtbot, window, writer):
-    take = add(writer, "The take's words.", seed=5, instruct="female, low pitch")
+def test_use_settings_undo_gives_the_voice_design_back_too(qtbot, window, data_writer):
+    take = add(data_writer, "The take's words.", seed=5, instruct="female, low pitch")
     attributes = window.designView.attributes
     attributes.set_description("an old man")
     mine = (attributes.description(), attributes.instruct())
@@ -266,11 +260,11 @@ def test_ctrl_z_in_a_lone_voices_view_undeletes(qtbot, mia):
     view.close_library()
 
 
-def test_on_the_script_page_undo_is_the_projects(qtbot, window, writer, tmp_path):
+def test_on_the_script_page_undo_is_the_projects(qtbot, window, data_writer, tmp_path):
     script = tmp_path / "breakfast.txt"
     script.write_text(SCRIPT, encoding="utf-8")
     window.scriptView.open(script)
-    take = add(writer, "A take.", batch="a")
+    take = add(data_writer, "A take.", batch="a")
     window.takesPanel.refresh()
     window.takesPanel.select_ids([take.id])
     window.takesPanel.delete_selected()  # on the window's stack

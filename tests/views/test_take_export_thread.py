@@ -27,14 +27,14 @@ def test_the_event_loop_runs_while_takes_are_exported(qtbot, writer, reader, tmp
     ticks = []
     seen = {}
 
-    def export(library, ids, folder, fmt, stems=None):
+    def export(library, ids, folder, fmt, stems=None, **options):
         seen["thread"] = threading.current_thread()
         seen["busy"] = (dialog.progress.isVisibleTo(dialog), dialog.exportButton.isEnabled())
         # On the GUI thread this wait would starve the timer below and time out.
         seen["loop_ran"] = ticked.wait(timeout=10)
         from studio.library.export import export_takes
 
-        return export_takes(library, ids, folder, fmt, stems)
+        return export_takes(library, ids, folder, fmt, stems, **options)
 
     def tick():
         ticks.append(1)

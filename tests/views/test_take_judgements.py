@@ -1,6 +1,6 @@
 """Judgements in the takes panel (issue 28): the cards' score and badges with their
 explanations, the details' Judgements section with the asked words marked and playable,
-a judged batch best first with the best take current, the Sort choice, and unjudged takes
+a judged batch in the chosen order with the best take current, the Sort choice, and unjudged takes
 looking as before. The judgements are stored in a real take library, made by the real
 judges' scoring (take_fixtures.judgement)."""
 
@@ -14,7 +14,7 @@ from studio_fakes import PLAYABLE, make_result, save_result
 from take_fixtures import add, add_judged, judgement
 
 from studio.views.take_judgements import verdict_color
-from studio.views.takes_model import BEST, TakesModel
+from studio.views.takes_model import BEST, NEWEST, TakesModel
 from studio.views.takes_panel import TakesPanel
 
 ASKED = "The quick brown fox jumps over the lazy dog."
@@ -74,7 +74,7 @@ def test_cards_show_the_score_and_a_badge_per_judge_with_its_explanation(qtbot, 
     row = model.row_of_id(takes[2].id)  # the poor one: voice and words bad, sound so-so
     judged = model.index(row).data(TakesModel.JudgementRole)
     assert third_line(panel, row) == [
-        (f"Score {round(100 * judged.combined)}", "score"),
+        (f"Score {round(100 * judged.combined)}/100", "score"),
         ("✗ Voice", "voice"), ("✗ Words", "words"), ("! Sound", "sound")]
     tip = model.index(row).data(Qt.ItemDataRole.ToolTipRole)
     for j in judged.judgements:  # the three one-line explanations
@@ -91,6 +91,7 @@ def test_cards_show_the_score_and_a_badge_per_judge_with_its_explanation(qtbot, 
                        panel.list.viewport().mapToGlobal(words_box.center()))
     assert panel.delegate.helpEvent(event, panel.list, option, model.index(row))
     assert QToolTip.text().startswith("Words ✗ poor (67): Word error rate 33%")
+    assert QToolTip.text().endswith("Marks: ✓ passed, ! check it, ✗ failed, – not judged.")
     QToolTip.hideText()
 
     # The badge is drawn in its verdict's colour (a row that is not selected).
@@ -104,6 +105,32 @@ def test_cards_show_the_score_and_a_badge_per_judge_with_its_explanation(qtbot, 
     seen = {picture.pixelColor(x, y).name() for x in range(voice_box.left(), voice_box.right())
             for y in range(voice_box.top(), voice_box.bottom())}
     assert red.name() in seen
+
+
+def test_the_score_reads_out_of_100_in_the_takes_panel_of_a_1024_window(qtbot, batch,
+                                                                        make_panel):
+    """Review 5: "Score 66" had no scale. In a 1024x640 window the takes list is about
+    264 px wide (rv5 s92_01), as here at 300; "Score" goes first where both do not fit."""
+    _old, takes = batch
+    panel = make_panel()
+    row = panel.model.row_of_id(takes[0].id)
+    shown = round(100 * combined(takes[0]))
+    for width, expected in ((300, f"{shown}/100"), (380, f"Score {shown}/100")):
+        panel.resize(width, 640)
+        panel.show()
+        qtbot.waitExposed(panel)
+        qtbot.waitUntil(lambda w=width: panel.width() == w)
+        assert third_line(panel, row)[0][0] == expected, (width, third_line(panel, row))
+
+
+def test_a_not_judged_badge_says_why_and_what_the_marks_mean():
+    from studio.judges.scores import NOT_JUDGED, Judgement
+    from studio.views.take_judgements import badge_tip
+
+    tip = badge_tip(Judgement("words", None, NOT_JUDGED,
+                              "Words not judged: the speech recogniser is not on this computer."))
+    assert tip.startswith("– Words not judged: the speech recogniser is not on this computer.")
+    assert tip.endswith("Marks: ✓ passed, ! check it, ✗ failed, – not judged.")
 
 
 def test_an_unjudged_take_beside_judged_ones_says_not_judged_quietly(batch, make_panel):
@@ -152,7 +179,7 @@ def test_details_strike_a_dropped_word_and_show_what_was_heard_for_another(
     assert section.isVisibleTo(panel)
     panel.select_ids([takes[0].id])  # "brown" dropped
     section.set_expanded(True)
-    assert section.button.text() == f"Judgements · score {round(100 * combined(takes[0]))}"
+    assert section.button.text() == f"Judgements · score {round(100 * combined(takes[0]))}/100"
     runs = list(_fragments(section.browser.document()))
     struck = [(text, fmt) for text, fmt, _pos in runs if fmt.fontStrikeOut()]
     assert [text for text, _fmt in struck] == ["brown"]
@@ -184,7 +211,8 @@ def test_details_strike_a_dropped_word_and_show_what_was_heard_for_another(
     assert player.position() == pytest.approx(1.2 - 0.5)
 
 
-def test_a_judged_batch_arrives_best_first_with_the_best_current(qtbot, writer, make_panel):
+def test_a_judged_batch_keeps_the_chosen_order_with_the_best_current(qtbot, writer,
+                                                                     make_panel):
     panel = make_panel()
     result = save_result(writer, make_result(ASKED, "design", seeds=(1, 2, 3, 4)), batch="four")
     heard = [None, "the quick fox jumps over the lazy dog", None,
@@ -204,11 +232,22 @@ def test_a_judged_batch_arrives_best_first_with_the_best_current(qtbot, writer, 
 
     assert ids == [t.take_id for t in result.takes]
     listed = [panel.model.take(r).id for r in range(4)]
-    assert listed == [ids[i] for i in sorted(range(4), key=lambda i: -scores[i])]
-    assert panel.current_take().id == ids[best] and listed[0] == ids[best]
+    # Newest first means newest first, judged or not (seen: 2/3, 3/3, 1/3 under it).
+    assert listed == ids[::-1]
+    assert [panel.model.row_info(r).position for r in range(4)] == [
+        "Take 4/4", "Take 3/4", "Take 2/4", "Take 1/4"]
+    assert panel.current_take().id == ids[best]
     assert [t.id for t in panel.selected_takes()] == [ids[best]], "the best alone"
     assert panel.model.index(0).data(TakesModel.BatchRole)[2:] == (True, False)
     assert panel.model.index(3).data(TakesModel.BatchRole)[2:] == (False, True)
+
+    # The other choice applies at once, and back again.
+    panel.sortCombo.setCurrentIndex(panel.sortCombo.findData(BEST))
+    ranked = [panel.model.take(r).id for r in range(4)]
+    assert ranked == [ids[i] for i in sorted(range(4), key=lambda i: -scores[i])] != listed
+    assert panel.current_take().id == ids[best]
+    panel.sortCombo.setCurrentIndex(panel.sortCombo.findData(NEWEST))
+    assert [panel.model.take(r).id for r in range(4)] == listed
 
     # The user's own choice is never overridden: a reload (the worker's takes_changed)
     # keeps it.
@@ -217,14 +256,14 @@ def test_a_judged_batch_arrives_best_first_with_the_best_current(qtbot, writer, 
     assert panel.current_take().id == ids[3]
 
 
-def test_an_unjudged_batch_arrives_in_render_order_with_the_first_current(writer, make_panel):
+def test_an_unjudged_batch_arrives_newest_first_with_the_top_one_current(writer, make_panel):
     panel = make_panel()
     result = save_result(writer, make_result(ASKED, "design", seeds=(1, 2, 3)), batch="three")
     ids = panel.show_result(result)
-    assert [panel.model.take(r).id for r in range(3)] == ids
-    assert panel.current_take().id == ids[0]
-    assert [t.id for t in panel.selected_takes()] == ids, "the batch, as before judging"
-    assert panel.model.index(0).data(TakesModel.MetaRole).startswith("1/3")
+    assert [panel.model.take(r).id for r in range(3)] == ids[::-1]
+    assert panel.current_take().id == ids[2]
+    assert sorted(t.id for t in panel.selected_takes()) == sorted(ids), "the batch"
+    assert panel.model.row_info(0).position == "Take 3/3"
 
 
 def test_sort_by_best_score_ranks_every_take(batch, writer, make_panel):

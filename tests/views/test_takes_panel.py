@@ -35,7 +35,7 @@ def names(panel) -> list[str]:
     return [panel.model.index(r).data() for r in range(panel.model.rowCount())]
 
 
-def test_lists_the_library_newest_batch_first_each_batch_in_order(writer, make_panel):
+def test_lists_the_library_newest_first_each_batch_together(writer, make_panel):
     first = add(writer, "An older single take.", seed=9, batch="old")
     batch = [add(writer, "Three at once.", seed=s, batch="new") for s in (5, 6, 7)]
     panel = make_panel()
@@ -44,17 +44,19 @@ def test_lists_the_library_newest_batch_first_each_batch_in_order(writer, make_p
     # seed is a "variation" in the tooltip, and RTF is said as speed against real time.
     assert names(panel) == ["Three at once."] * 3 + ["An older single take."]
     model = panel.model
-    assert model.index(0).data(TakesModel.MetaRole) == "1/3 · 1.0 s · 4.0× real time"
+    assert model.index(0).data(TakesModel.MetaRole) == "1.0 s · 4.0× real time"
     assert model.index(3).data(TakesModel.MetaRole) == "1.0 s · 4.0× real time"
-    assert model.row_info(0).details == "Take 2 · 1/3 · 1.0 s · 4.0× real time"
+    # One numbering a user can follow: the batch position, as the status bar names the best.
+    assert model.row_info(0).details == "Take 3/3 · 1.0 s · 4.0× real time"
+    assert model.row_info(3).position == "" and model.row_info(2).position == "Take 1/3"
     assert all("seed" not in model.index(r).data(role) and "RTF" not in model.index(r).data(role)
                for r in range(4) for role in (Qt.ItemDataRole.DisplayRole, TakesModel.MetaRole))
-    assert "Variation 5:" in model.index(0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "Variation 7:" in model.index(0).data(Qt.ItemDataRole.ToolTipRole)
     assert model.index(0).data(TakesModel.ExcerptRole) == "Designed voice"  # who speaks
-    assert model.index(2).data(TakesModel.BatchRole) == (3, 3, False, True)
+    assert model.index(2).data(TakesModel.BatchRole) == (1, 3, False, True)
     assert panel.countLabel.text() == "4 takes"
     # The newest take is selected, so Space plays it at once.
-    assert panel.current_take().id == batch[0].id
+    assert panel.current_take().id == batch[2].id
     assert panel.model.take(3).id == first.id
 
 
@@ -226,7 +228,7 @@ def test_suspect_badges_are_explained(writer, make_panel):
     add(writer, "Quiet and clipped.", suspects=("near-silent", "clipped"))
     panel = make_panel()
     tip = panel.model.index(0).data(Qt.ItemDataRole.ToolTipRole)
-    assert "Near-silent: quieter than -55 LUFS" in tip and "Clipped:" in tip
+    assert "Near-silent: under -55 LUFS" in tip and "Clipped:" in tip
     assert "Near-silent" in panel.suspectLabel.text() and panel.suspectLabel.isVisibleTo(panel)
     assert "Clipped" in panel.model.index(0).data(Qt.ItemDataRole.AccessibleTextRole)
 
@@ -266,11 +268,11 @@ def test_export_dialog_writes_the_selected_takes(qtbot, writer, reader, make_pan
     rows = [panel.model.row_info(0)]
     calls = []
 
-    def export(library, ids, folder, fmt, stems=None):
+    def export(library, ids, folder, fmt, stems=None, **options):
         calls.append((ids, folder, fmt))
         from studio.library.export import export_takes
 
-        return export_takes(library, ids, folder, fmt, stems)
+        return export_takes(library, ids, folder, fmt, stems, **options)
 
     dialog = ExportDialog(reader, rows, folder=str(tmp_path / "out"), fmt="FLAC", export=export)
     qtbot.addWidget(dialog)
@@ -281,7 +283,8 @@ def test_export_dialog_writes_the_selected_takes(qtbot, writer, reader, make_pan
     with qtbot.waitSignal(dialog.exported) as done:
         dialog.exportButton.click()
     assert calls == [([take.id], tmp_path / "out", "FLAC")]
-    assert "Exported 1 take as FLAC" in done.args[0]
+    assert done.args[0] == (f"Exported Intro, final.flac and its .json (how it was made) to "
+                            f"{tmp_path / 'out'}.")
     assert dialog.written[0].name == "Intro, final.flac"
     audio, rate = sf.read(dialog.written[0])
     assert rate == 24000 and audio.shape[0] == 24000
@@ -376,7 +379,7 @@ def test_takes_the_library_could_not_save_stay_listed_for_the_session(qtbot, pla
     panel.show_result(result)
 
     assert panel.model.rowCount() == 2
-    assert [t.settings.seed for t in panel.selected_takes()] == [5, 6]
+    assert [t.settings.seed for t in panel.selected_takes()] == [6, 5]  # newest first
     take = panel.current_take()
     assert is_unsaved(take.id) and UNSAVED in take.suspects
     assert suspect_label(UNSAVED) == "Not saved"
@@ -386,7 +389,7 @@ def test_takes_the_library_could_not_save_stay_listed_for_the_session(qtbot, pla
     panel.toggle()  # plays from memory
     assert ("load", ("take", take.id)) in player.calls and player.calls[-1] == ("play",)
 
-    dialog = ExportDialog(panel.shelf(), [panel.model.row_info(0)], folder=str(tmp_path / "out"),
+    dialog = ExportDialog(panel.shelf(), [panel.model.row_info(1)], folder=str(tmp_path / "out"),
                           fmt="WAV")
     qtbot.addWidget(dialog)
     with qtbot.waitSignal(dialog.exported):

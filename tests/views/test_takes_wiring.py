@@ -20,28 +20,21 @@ from studio_fakes import (
 from take_fixtures import add, settings
 from take_fixtures import voice as make_voice
 
-from studio.library.takes import TakeLibrary
 from studio.views.generate_form import MAX_TAKES
 from studio.views.main_window import MainWindow
 
 
 @pytest.fixture
-def writer():
-    with TakeLibrary() as library:  # the data folder conftest points at a temp folder
-        yield library
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, writer):
-    controller = FakeController(writer)
+def window(qtbot, tmp_path, data_writer):
+    controller = FakeController(data_writer)
     window = MainWindow(make_settings(tmp_path / "settings.ini"), controller, FakePlayer(),
                         audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
     qtbot.addWidget(window)
     return window
 
 
-def test_copy_settings_fills_the_design_form(window, writer):
-    take = add(writer, "Design me again.", seed=1234, instruct="female, low pitch, british accent",
+def test_copy_settings_fills_the_design_form(window, data_writer):
+    take = add(data_writer, "Design me again.", seed=1234, instruct="female, low pitch, british accent",
                steps=32, speed=1.25)
     window.takesPanel.refresh()
     window.takesPanel.select_ids([take.id])
@@ -63,10 +56,10 @@ def test_copy_settings_fills_the_design_form(window, writer):
     assert request.seeds[0] == 1234 and request.instruct == take.settings.instruct
 
 
-def test_copy_settings_fills_the_clone_form_and_its_reference(window, writer, tmp_path):
+def test_copy_settings_fills_the_clone_form_and_its_reference(window, data_writer, tmp_path):
     clip = tmp_path / "narrator.wav"
     sf.write(clip, make_voice(2.0), 24000)
-    take = add(writer, "Clone me again.", seed=7, mode="clone", reference=str(clip),
+    take = add(data_writer, "Clone me again.", seed=7, mode="clone", reference=str(clip),
                ref_text="A clip to clone.", steps=20, duration=3.0)
     window.takesPanel.refresh()
     window.takesPanel.select_ids([take.id])
@@ -80,17 +73,17 @@ def test_copy_settings_fills_the_clone_form_and_its_reference(window, writer, tm
     assert "20 decoding steps" in view.form.message_text()
 
 
-def test_copy_settings_says_when_the_reference_is_gone(window, writer, tmp_path):
-    take = add(writer, "Clone me.", mode="clone", reference=str(tmp_path / "gone.wav"))
+def test_copy_settings_says_when_the_reference_is_gone(window, data_writer, tmp_path):
+    take = add(data_writer, "Clone me.", mode="clone", reference=str(tmp_path / "gone.wav"))
     window.takesPanel.refresh()
     window.takesPanel.select_ids([take.id])
     window.takesPanel.copy_settings()
     assert "no longer there" in window.cloneView.form.message_text()
 
 
-def test_rerender_goes_through_generates_path(window, writer):
+def test_rerender_goes_through_generates_path(window, data_writer):
     controller = window._controller
-    take = add(writer, "Again please.", seed=99, instruct="male")
+    take = add(data_writer, "Again please.", seed=99, instruct="male")
     window.takesPanel.refresh()
     window.takesPanel.select_ids([take.id])
     window.takesPanel.rerenderButton.click()
@@ -104,9 +97,9 @@ def test_rerender_goes_through_generates_path(window, writer):
     assert varied.seeds != (99,) and varied.text == "Again please."
 
 
-def test_a_re_render_queued_behind_a_render_can_still_be_cancelled(window, writer):
+def test_a_re_render_queued_behind_a_render_can_still_be_cancelled(window, data_writer):
     controller = window._controller
-    take = add(writer, "Again please.", seed=99, instruct="male")
+    take = add(data_writer, "Again please.", seed=99, instruct="male")
     window.designView.form.set_text("The first render.")
     window.designView.form.generateButton.click()
     first = controller.named("render")[-1][1]
@@ -115,7 +108,7 @@ def test_a_re_render_queued_behind_a_render_can_still_be_cancelled(window, write
     window.takesPanel.rerenderButton.click()  # waits on the worker behind the first
     second = controller.named("render")[-1][1]
     form = window.designView.form
-    first.report("done", save_result(writer, make_result(mode="design")))
+    first.report("done", save_result(data_writer, make_result(mode="design")))
     assert form.is_busy() and form.cancelButton.isEnabled(), "the re-render still runs"
     form.cancelButton.click()
     assert controller.named("cancel") == [("cancel", second)]
@@ -123,8 +116,8 @@ def test_a_re_render_queued_behind_a_render_can_still_be_cancelled(window, write
     assert not form.is_busy() and form.generateButton.isEnabled()
 
 
-def test_rerender_of_a_take_whose_clip_is_gone_says_why(window, writer, tmp_path):
-    take = add(writer, "Clone me.", mode="clone", reference=str(tmp_path / "gone.wav"))
+def test_rerender_of_a_take_whose_clip_is_gone_says_why(window, data_writer, tmp_path):
+    take = add(data_writer, "Clone me.", mode="clone", reference=str(tmp_path / "gone.wav"))
     window.takesPanel.refresh()
     window.takesPanel.select_ids([take.id])
     window.takesPanel.rerenderButton.click()
@@ -134,26 +127,26 @@ def test_rerender_of_a_take_whose_clip_is_gone_says_why(window, writer, tmp_path
         window.statusBarWidget.messageLabel.text()
 
 
-def test_n_takes_of_one_generate_are_listed_together_and_selected(window, writer):
+def test_n_takes_of_one_generate_are_listed_together_and_selected(window, data_writer):
     assert MAX_TAKES == 8 and window.designView.form.takesSpin.maximum() == 8
-    add(writer, "Earlier.", seed=1, batch="earlier")
+    add(data_writer, "Earlier.", seed=1, batch="earlier")
     window.designView.form.set_text("Eight at once.")
     window.designView.form.takesSpin.setValue(8)
     window.designView.form.generateButton.click()
     job, request = window._controller.named("render")[-1][1:]
     assert len(request.seeds) == 8
-    result = save_result(writer, make_result("Eight at once.", "design", seeds=range(10, 18)),
+    result = save_result(data_writer, make_result("Eight at once.", "design", seeds=range(10, 18)),
                          batch="eight")
     job.report("done", result)
     panel = window.takesPanel
     assert panel.model.rowCount() == 9
-    assert [panel.model.take(r).settings.seed for r in range(8)] == list(range(10, 18))
-    assert [t.settings.seed for t in panel.selected_takes()] == list(range(10, 18))
+    assert [panel.model.take(r).settings.seed for r in range(8)] == list(range(17, 9, -1))
+    assert [t.settings.seed for t in panel.selected_takes()] == list(range(17, 9, -1))
     assert panel.model.take(8).settings.text == "Earlier."
 
 
-def test_a_refused_edit_shows_its_sentence_and_reloads(window, writer):
-    take = add(writer, "Star me.")
+def test_a_refused_edit_shows_its_sentence_and_reloads(window, data_writer):
+    take = add(data_writer, "Star me.")
     window.takesPanel.refresh()
     window.takesPanel.model.patch(take.id, starred=True)  # as if S was pressed
     window._controller.worker.takes_failed.emit("The take library is read-only here.")
@@ -161,8 +154,8 @@ def test_a_refused_edit_shows_its_sentence_and_reloads(window, writer):
     assert not window.takesPanel.model.take(0).starred  # the library's truth again
 
 
-def test_takes_are_listed_after_the_window_is_opened_again(qtbot, tmp_path, writer):
-    add(writer, "Kept across restarts.", seed=5)
+def test_takes_are_listed_after_the_window_is_opened_again(qtbot, tmp_path, data_writer):
+    add(data_writer, "Kept across restarts.", seed=5)
     window = MainWindow(make_settings(tmp_path / "again.ini"), FakeController(), FakePlayer(),
                         audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
     qtbot.addWidget(window)
@@ -170,8 +163,8 @@ def test_takes_are_listed_after_the_window_is_opened_again(qtbot, tmp_path, writ
     assert window.takesPanel.model.take(0).settings == settings("Kept across restarts.", 5)
 
 
-def test_copy_settings_says_when_an_old_seed_does_not_fit_the_box(window, writer):
-    take = add(writer, "An old take.", seed=6366835964793955872)
+def test_copy_settings_says_when_an_old_seed_does_not_fit_the_box(window, data_writer):
+    take = add(data_writer, "An old take.", seed=6366835964793955872)
     window.takesPanel.refresh()
     window.takesPanel.select_ids([take.id])
     window.takesPanel.copy_settings()
@@ -179,9 +172,9 @@ def test_copy_settings_says_when_an_old_seed_does_not_fit_the_box(window, writer
 
 
 def test_take_settings_reach_the_worker_and_retention_waits_for_the_next_start(qtbot, window,
-                                                                              writer):
+                                                                              data_writer):
     controller = window._controller
-    old = add(writer, "An unstarred take from long ago.")
+    old = add(data_writer, "An unstarred take from long ago.")
     spin = window.settingsView.retentionSpin
     window.show_view("settings")
     window.show()
@@ -199,49 +192,28 @@ def test_take_settings_reach_the_worker_and_retention_waits_for_the_next_start(q
     assert window._settings.value("takes/retention_days") == 30.0
     window.settingsView.asrCheck.setChecked(True)
     assert ("set_asr_check", True) in controller.calls
-    assert writer.get(old.id) is not None
+    assert data_writer.get(old.id) is not None
     window.load_model()
     request = controller.named("load_model")[-1][1]
     assert request.retention_days == 30.0 and request.asr_check is True
 
 
-def test_notes_typed_just_before_closing_are_kept(qtbot, window, writer):
-    take = add(writer, "Note me, then quit.")
+def test_notes_typed_just_before_closing_are_kept(qtbot, window, data_writer):
+    take = add(data_writer, "Note me, then quit.")
     window.takesPanel.refresh()
     window.takesPanel.select_ids([take.id])
     window.takesPanel.detail.notesEdit.setPlainText("Keep the second breath.")
     window.close()  # well within the typing pause
-    assert writer.get(take.id).notes == "Keep the second breath."
+    assert data_writer.get(take.id).notes == "Keep the second breath."
 
 
-def test_quitting_keeps_what_the_user_has_then_stops_the_worker(qtbot, window, writer):
-    take = add(writer, "Quit while typing.")
+def test_quitting_keeps_what_the_user_has_then_stops_the_worker(qtbot, window, data_writer):
+    take = add(data_writer, "Quit while typing.")
     window.takesPanel.refresh()
     window.takesPanel.select_ids([take.id])
     window.takesPanel.detail.notesEdit.setPlainText("Typed as the app quit.")
     assert window.shutdown() is True
-    assert writer.get(take.id).notes == "Typed as the app quit."
+    assert data_writer.get(take.id).notes == "Typed as the app quit."
     assert window._player.calls[-1] == ("close",)
     assert window._controller.named("shutdown") == [("shutdown",)]
     assert window.shutdown() is True and len(window._controller.named("shutdown")) == 1
-
-
-def test_use_as_voice_makes_a_designed_take_the_clone_reference(window, writer):
-    take = add(writer, "A line I liked.", seed=77, instruct="female, low pitch",
-               audio=make_voice(seconds=2.0))
-    window.takesPanel.refresh()
-    window.takesPanel.select_ids([take.id])
-    button = window.takesPanel.detail.useAsVoiceButton
-    assert button.text() == "Save as voice…"  # issue 25: it only filled the form in, not saved
-    button.click()
-    assert window.current_view() == "clone"
-    clone = window.cloneView
-    assert clone.reference.reference() == take.audio_path
-    assert clone.reference.transcript() == "A line I liked."
-    assert clone.voices.nameEdit.text() == "female, low pitch"
-    assert clone.voices.saveButton.isEnabled()  # one click saves the voice
-    assert clone.voices.saveButton.hasFocus() or window.focusWidget() is clone.voices.saveButton
-    clone.voices.saveButton.click()
-    [(_, _job, request)] = window._controller.named("save_voice")
-    assert (request.clip, request.transcript) == (take.audio_path, "A line I liked.")
-    clone.voices.close_library()

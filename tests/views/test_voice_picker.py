@@ -6,7 +6,7 @@ folder: a voice_writer (the worker's part) and the picker's own read-only reader
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from studio_fakes import PLAYABLE, FakeController, FakePlayer
 
 from studio.service.requests import VoiceSaveRequest
@@ -114,6 +114,27 @@ def test_a_saved_voice_is_listed_and_picked(qtbot, view, voice_writer, tmp_path)
     assert generate(qtbot, view).voice_id == voice.id
 
 
+def test_the_saved_message_goes_when_another_clip_is_loaded(view, voice_writer, tmp_path):
+    """Review 5, item 10: "Saved the voice 'X'; pick it here any time." stayed under the
+    Voice row after a different clip was loaded: a message about the voice goes with it."""
+    clip = write_clip(tmp_path / "mine.wav", 2.0)
+    view.reference.set_reference(clip)
+    view.reference.set_transcript("My words.")
+    voice = voice_writer.create("Mine", clip, make_prompt(text="My words."))
+    view.voice_saved(voice.id)
+    assert "Saved the voice 'Mine'" in view.voiceMessage.text()
+    view.reference.set_reference(write_clip(tmp_path / "other.wav", 2.0, seed=5))
+    assert view.voiceMessage.text() == ""
+
+
+def test_a_refused_save_is_no_longer_said_once_the_clip_changes(view, tmp_path):
+    view.reference.set_reference(write_clip(tmp_path / "mine.wav", 2.0))
+    view.voice_save_failed("A voice named 'Mine' already exists; choose another name.")
+    assert view.voiceMessage.text()
+    view.reference.set_reference(write_clip(tmp_path / "other.wav", 2.0, seed=5))
+    assert view.voiceMessage.text() == ""
+
+
 def test_the_window_sends_saves_to_the_worker_and_shows_a_refusal(qtbot, tmp_path):
     settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     controller = FakeController()
@@ -210,3 +231,79 @@ def test_the_window_picks_the_voice_again_at_its_next_start(qtbot, saved, tmp_pa
     finally:
         for window in windows:
             window.cloneView.voices.close_library()
+
+
+def test_the_picker_and_the_clip_field_agree_on_the_voice_in_use(qtbot, view, saved, voice_writer):
+    """Review 6, item 3: the picker read "Your own clip (below)" while the clip field
+    still said "Saved voice: Zoe". Picking the own clip lets go of the voice's clip
+    (Undo gives it back); a changed transcript keeps the clip but not the voice's name."""
+    view.voices.refresh()
+    field = view.reference.refPathEdit
+    pick(view, "Zoe")
+    assert field.text() == "Saved voice: Zoe"
+
+    view.reference.refTextEdit.setPlainText("Other words.")
+    assert view.voices.voiceCombo.currentText() == OWN_CLIP
+    assert "Saved voice" not in field.text() and "Zoe" in field.text()
+    view.reference.refTextEdit.setPlainText("Zoe's words.")  # the voice's own transcript again
+    assert view.voices.voiceCombo.currentText() == "Zoe" and field.text() == "Saved voice: Zoe"
+
+    pick(view, OWN_CLIP)
+    assert view.voices.voiceCombo.currentText() == OWN_CLIP
+    assert view.reference.reference() is None and "Zoe" not in field.text()
+    view.reference.undoStack.undo()
+    assert view.reference.reference() == voice_writer.clip_path(saved["Zoe"].id)
+    assert view.voices.voiceCombo.currentText() == "Zoe" and field.text() == "Saved voice: Zoe"
+    assert generate(qtbot, view).voice_id == saved["Zoe"].id
+
+
+def test_a_short_saved_voice_gets_a_calm_length_note_not_a_red_fix(view, voice_writer, tmp_path):
+    """Review 6, item 3: a voice saved from a 1.9 s take was marked red "too short";
+    from here the clip cannot be changed, so its length is a calm note."""
+    meter = view.reference.clipMeter
+    label = meter.lengthLabel
+    clip = write_clip(tmp_path / "short.wav", 1.5, seed=3)
+    view.reference.set_reference(clip)
+    assert "too short" in label.text()  # an own clip: a fix to make, in red
+    red = label.palette().color(label.foregroundRole())
+    voice_writer.create("Brief", clip, make_prompt(text="Hi."))
+    view.voices.refresh()
+    pick(view, "Brief")
+    assert "1.5 s" in label.text() and "too short" not in label.text()
+    assert label.palette().color(label.foregroundRole()) != red
+    view.reference.refTextEdit.setPlainText("Other words.")  # no longer the voice: a fix again
+    assert "too short" in label.text()
+
+
+def test_the_missing_clip_error_goes_once_the_person_leaves_the_view(qtbot, view):
+    """Review 6, item 3: "Choose a reference clip…" was still red after going to Design,
+    making takes and coming back."""
+    from studio.views.clone_view import NO_REFERENCE
+
+    view.show()
+    view.form.set_text("Say this.")
+    view.form.generateButton.click()
+    assert view.form.message_text() == NO_REFERENCE
+    view.hide()
+    view.show()
+    assert view.form.message_text() == ""
+    view.form.show_message("The model failed.")  # not about a missing input: it stays
+    view.hide()
+    view.show()
+    assert view.form.message_text() == "The model failed."
+
+
+def test_the_clip_fields_clear_button_clears_the_voice_at_once(qtbot, view, saved):
+    """Review 7: the ⊗ in the clip field emptied the text only; the picker still named the
+    voice and its waveform and transcript stayed until Generate reset the page."""
+    from PySide6.QtWidgets import QToolButton
+
+    view.voices.refresh()
+    view.show()
+    pick(view, "Zoe")
+    assert view.reference.reference() is not None
+    (clear,) = view.reference.refPathEdit.findChildren(QToolButton)  # the field's ⊗
+    qtbot.mouseClick(clear, Qt.MouseButton.LeftButton)
+    assert view.reference.reference() is None
+    assert view.voices.voiceCombo.currentText() == OWN_CLIP
+    assert view.reference.transcript() is None

@@ -72,6 +72,16 @@ def test_cards_say_name_language_tags_length_and_use(view, saved):
     assert view.countLabel.text() == "3 voices"
 
 
+def test_a_designed_voice_card_says_what_it_was_designed_as(view, voice_writer, tmp_path):
+    """A reviewer's voice saved from a Design take read like any clone on its card."""
+    clip = write_clip(tmp_path / "margaret.wav", 2.0)
+    voice_writer.create("Margaret", clip, make_prompt(text="Welcome."), language="en",
+                        instruct="female, elderly, low pitch, british accent")
+    view.refresh()
+    assert card_lines(view.model.entry(0))[1] == (
+        "en · instruct: female, elderly, low pitch, british accent")
+
+
 def test_search_tag_filter_and_sorts(view, saved):
     view.refresh()
     view.sortCombo.setCurrentText("Most used")

@@ -156,7 +156,8 @@ def test_render_until_one_passes_says_so_when_none_did(make_run):
     result = run.render(RenderRequest("None pass.", seeds=(1, 2, 3), options=FAST,
                                       mode="design", until_pass=True))
     assert len(result.takes) == 3
-    assert result.judging_note.startswith("None of the 3 takes passed; the best is 2/3 (score 50")
+    assert result.judging_note.startswith("None of the 3 takes passed: the best, 2/3, scored "
+                                          "50; a pass needs 60")
 
 
 def test_a_judge_that_raises_leaves_the_take_saved_and_says_not_judged(make_run, monkeypatch):

@@ -77,6 +77,19 @@ def test_each_line_is_saved_as_a_take_and_sent_with_its_key(run):
             assert np.abs(stored - done.take.audio).max() < 1e-4
 
 
+def test_a_renders_takes_are_one_batch_and_the_next_render_another(run):
+    """The takes list shows a render's lines together in line order (review 5, item 11):
+    they were kept one batch a line, grouped by voice, and listed line 2 above line 3."""
+    request = LinesRequest((design("Good morning.", "female", 5), design("Morning.", "male", 6),
+                            design("Did you sleep?", "female", 5)), (21, 22, 23))
+    run.render(request)
+    run.render(LinesRequest(request.lines[:1], (21,)))  # New variation of line 1
+    with TakeLibrary(run.folder, read_only=True) as library:
+        batches_kept = [library.get(done.take.take_id).batch for done in run.lines]
+    assert len(set(batches_kept[:3])) == 1, "one render, one batch"
+    assert batches_kept[3] != batches_kept[0], "another render, another batch"
+
+
 def test_a_line_renders_as_it_does_alone(run, engine):
     """Batched with another line of its voice, a line is the audio it is rendered alone."""
     from studio.engine.engine import SynthesisItem

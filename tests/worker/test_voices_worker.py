@@ -109,6 +109,38 @@ def test_a_refused_save_is_one_sentence_and_writes_nothing(run, clip, tmp_path, 
         assert [v.name for v in library.list()] == ["Me"]
 
 
+def test_a_save_that_replaces_takes_the_name_and_keeps_the_attributes(run, clip, tmp_path):
+    """A take's Save as voice… may replace a voice of that name (the dialog asks)."""
+    run.worker.save_voice(run.saving(1), VoiceSaveRequest("Margaret", clip, "Old words."))
+    other = _clip(tmp_path, 2.0)
+    run.worker.save_voice(run.saving(2), VoiceSaveRequest(
+        "margaret", other, "New words.", replace=True, instruct="female, elderly"))
+    assert run.failed == [] and len(run.saved) == 2
+    with run.reader() as library:
+        [voice] = library.list()
+        assert voice.id == run.saved[1] and voice.name == "margaret"
+        assert (voice.transcript, voice.instruct) == ("New words.", "female, elderly")
+    run.worker.undelete_voice(run.saved[0])  # the one replaced: refused while the name is taken
+    assert "another voice has its name now" in run.refused[0]
+
+
+def test_a_replacing_save_that_fails_keeps_the_old_voice(run, clip, tmp_path, monkeypatch):
+    from studio.library.voices import VoiceLibrary
+
+    run.worker.save_voice(run.saving(1), VoiceSaveRequest("Margaret", clip, "Old words."))
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(VoiceLibrary, "create", full_disk)
+    run.worker.save_voice(run.saving(2), VoiceSaveRequest(
+        "Margaret", _clip(tmp_path, 2.0), "New words.", replace=True))
+    assert len(run.failed) == 1 and len(run.saved) == 1
+    with run.reader() as library:
+        [voice] = library.list()
+        assert (voice.id, voice.transcript) == (run.saved[0], "Old words.")
+
+
 def test_rename_clash_is_refused_through_voices_failed(run, clip):
     run.worker.save_voice(run.saving(1), VoiceSaveRequest("Me", clip, "Words."))
     run.worker.save_voice(run.saving(2), VoiceSaveRequest("You", clip, "Words."))
