@@ -193,6 +193,22 @@ class VoiceLibrary:
         return bool(self._db.query("SELECT 1 FROM voices WHERE name_key = ?",
                                    (fields.name_key(fields.one_line(name)),)))
 
+    def with_clip(self, clip: str | Path) -> Voice | None:
+        """The newest voice whose clip is ``clip``'s bytes (a take already saved as a
+        voice), else None; sizes are compared first, so only a same-size clip is read."""
+        try:
+            size = Path(clip).stat().st_size
+            data = None
+            for voice in self.list():
+                kept = self.voices_dir / voice.id / voice.clip
+                if kept.is_file() and kept.stat().st_size == size:
+                    data = Path(clip).read_bytes() if data is None else data
+                    if kept.read_bytes() == data:
+                        return voice
+        except OSError:  # an unreadable clip or voice folder: nothing to say about it
+            return None
+        return None
+
     def list(self) -> list[Voice]:
         """Every saved voice, newest first."""
         rows = self._db.query(f"SELECT * FROM voices WHERE {_LISTED} ORDER BY created DESC, rowid DESC")

@@ -29,6 +29,11 @@ SAYS_CHARS = 160  # the transcript shown: enough to recognise the take
 WHERE = "pick it in Clone's Voice list or as a script speaker's voice"
 
 
+def already_text(name: str) -> str:
+    return (f"This take is already saved as the voice '{name}'; Save keeps a second copy "
+            "under the name above.")
+
+
 def taken_text(name: str, other: str) -> str:
     return (f"A voice named '{name}' already exists; Replace puts this take in its place, "
             f"or type another name (such as '{other}').")
@@ -50,6 +55,7 @@ class TakeVoiceDialog(QDialog):
         self._saving = False
         self._cancelled = False  # closed while saving: the save goes on, said in the status bar
         self._taken = False
+        self._saved_as = self._saved_voice(take)  # the voice this take already is, if any
 
         intro = hint_label("Keep this take's voice to use it again, the same from line to "
                            "line: it is listed in Clone's Voice list, the Voices page and a "
@@ -102,6 +108,13 @@ class TakeVoiceDialog(QDialog):
         except Exception:  # a busy or damaged library: the studio says so elsewhere
             return name
 
+    def _saved_voice(self, take) -> str | None:
+        try:
+            voice = self._library.with_clip(take.audio_path)
+        except Exception:  # a busy or damaged library: the studio says so elsewhere
+            return None
+        return voice.name if voice is not None else None
+
     def _is_taken(self, name: str) -> bool:
         try:
             return bool(name) and self._library.name_taken(name)
@@ -113,6 +126,8 @@ class TakeVoiceDialog(QDialog):
         self._taken = self._is_taken(name)
         if self._taken:
             self.message.show_message(taken_text(name, self._free_name(name)))
+        elif self._saved_as and not self._saving:
+            self.message.show_message(already_text(self._saved_as), error=False)
         elif not self._saving:
             self.message.clear_message()
         self._fit()

@@ -206,8 +206,12 @@ class Row:
         lines.append(f"{self.details} · {local_time(take.created):%Y-%m-%d %H:%M:%S}")
         lines.append(self.variation_tip)
         lines.append(f"{rendered_on(take)} · {run.seconds:.1f} s to render")
+        if run.rtf and run.rtf > 0 and math.isfinite(run.rtf):  # the × in the details, said
+            lines.append(f"{real_time_text(run.rtf)}: {1 / run.rtf:.1f} s of audio for each "
+                         "second of rendering")
         if take.loudness_lufs is not None:
-            lines.append(f"Loudness {take.loudness_lufs:.1f} LUFS")
+            lines.append(f"Loudness {take.loudness_lufs:.1f} LUFS (clear speech: -20 to -25; "
+                         "nearer 0 is louder)")
         if take.asr_cer is not None:
             lines.append(f"Speech recognition: {take.asr_cer:.0%} of characters differ")
         if take.notes.strip():

@@ -35,6 +35,17 @@ def test_create_stores_the_clip_byte_for_byte_and_the_prompt(library, make_clip)
     assert library.get(voice.id) == voice
 
 
+def test_with_clip_finds_the_voice_a_clip_was_saved_as(library, make_clip):
+    clip = make_clip("take.wav", seed=1)
+    voice = library.create("Narrator", clip, make_prompt())
+    same_size = make_clip("other.wav", seed=2)  # same length, other samples
+    assert same_size.stat().st_size == clip.stat().st_size
+    assert library.with_clip(clip) == voice
+    assert library.with_clip(same_size) is None
+    assert library.with_clip(make_clip("longer.wav", seconds=0.7)) is None
+    assert library.with_clip(clip.parent / "gone.wav") is None  # unreadable: nothing to say
+
+
 def test_create_takes_all_fields(library, make_clip):
     voice = library.create(
         "Design", make_clip(), make_prompt(), transcript="Other words.", instruct="female, low pitch",

@@ -166,3 +166,21 @@ def test_cancel_while_saving_lets_the_save_finish_and_the_status_bar_say_it(
     assert not dialog.isVisible()
     saved_by_the_worker(window, voice_writer, take, NAME)
     assert window.statusBarWidget.messageLabel.toolTip() == SAID.format(NAME)
+
+
+def test_a_take_already_saved_as_a_voice_says_so(qtbot, window, data_writer, voice_writer):
+    """Review 6: saving the same take again silently made "Name (2)", a second copy."""
+    from studio.views.take_voice_dialog import already_text
+
+    take = add(data_writer, "A line I liked.", instruct=DESIGNED, audio=make_voice(2.0))
+    open_dialog(window, take).saveButton.click()
+    saved_by_the_worker(window, voice_writer, take, NAME)
+    other = add(data_writer, "Another line.", instruct=DESIGNED, audio=make_voice(2.5))
+    assert not open_dialog(window, other).message.text()  # a different take: nothing to say
+    window.findChildren(TakeVoiceDialog)[-1].reject()
+
+    again = open_dialog(window, take)
+    assert again.message.text() == already_text(NAME) and not again.message.is_error()
+    assert again.nameEdit.text() == f"{NAME} (2)" and again.saveButton.text() == "Save"
+    again.nameEdit.setText(NAME)  # a taken name still says so first
+    assert again.message.is_error() and again.saveButton.text() == "Replace"

@@ -51,7 +51,11 @@ def test_lists_the_library_newest_first_each_batch_together(writer, make_panel):
     assert model.row_info(3).position == "" and model.row_info(2).position == "Take 1/3"
     assert all("seed" not in model.index(r).data(role) and "RTF" not in model.index(r).data(role)
                for r in range(4) for role in (Qt.ItemDataRole.DisplayRole, TakesModel.MetaRole))
-    assert "Variation 7:" in model.index(0).data(Qt.ItemDataRole.ToolTipRole)
+    tip = model.index(0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "Variation 7:" in tip
+    # Review 6: "× real time" was not explained anywhere a user looks.
+    assert "4.0× real time: 4.0 s of audio for each second of rendering" in tip
+    assert "LUFS (clear speech: -20 to -25; nearer 0 is louder)" in tip
     assert model.index(0).data(TakesModel.ExcerptRole) == "Designed voice"  # who speaks
     assert model.index(2).data(TakesModel.BatchRole) == (1, 3, False, True)
     assert panel.countLabel.text() == "4 takes"
