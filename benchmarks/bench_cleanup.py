@@ -12,7 +12,6 @@ Usage (from the repository root)::
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -22,19 +21,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_judges import rss_mib, speech_10s, timed  # after the path: run as a script
+from bench_judges import (  # after the path: run as a script
+    rss_mib,
+    speech_10s,
+    threaded_args,
+    timed,
+)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--json-out")
-    args = parser.parse_args()
+    args = threaded_args(3)
     import numpy as np
-    import torch
-
-    torch.set_num_threads(args.threads)
     out = {"torch_threads": args.threads, "audio_s": 10.0, "rss_torch_MiB": round(rss_mib()),
            "loadavg": os.getloadavg(), "cpu": open("/proc/cpuinfo").read().split(
                "model name")[1].split("\n")[0].strip("\t: ") if os.path.exists("/proc/cpuinfo")

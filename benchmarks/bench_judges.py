@@ -62,15 +62,22 @@ def timed(fn, repeats: int) -> dict:
     return {"cold_cpu_s": round(cold, 3), "warm_cpu_s": round(statistics.median(warm), 3)}
 
 
-def main() -> None:
+def threaded_args(repeats: int) -> argparse.Namespace:
+    """The judging benchmarks' options (--threads, --repeats, --json-out), with torch set
+    to that many threads."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=repeats)
     parser.add_argument("--json-out")
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(args.threads)
+    return args
+
+
+def main() -> None:
+    args = threaded_args(5)
     out = {"torch_threads": args.threads, "audio_s": 10.0, "rss_torch_MiB": round(rss_mib()),
            "loadavg": os.getloadavg()}
     audio, rate = speech_10s()

@@ -23,7 +23,6 @@ Usage (from the repository root)::
 
 from __future__ import annotations
 
-import argparse
 import base64
 import io
 import json
@@ -36,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_judges import TEXT, rss_mib, speech_10s  # after the path: run as a script
+from bench_judges import TEXT, rss_mib, speech_10s, threaded_args  # after the path: run as a script
 
 
 def clip_uri(speech, rate: int, seed: int, largest: bool = False) -> str:
@@ -58,19 +57,13 @@ def clip_uri(speech, rate: int, seed: int, largest: bool = False) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--json-out")
-    args = parser.parse_args()
-    import torch
+    args = threaded_args(3)
     from starlette.testclient import TestClient
 
     from studio.engine.random_checkpoint import build_random_checkpoint
     from studio.serve.app import create_app
     from studio.serve.renderer import Renderer
 
-    torch.set_num_threads(args.threads)
     speech, rate = speech_10s()
     out: dict = {"torch_threads": args.threads, "clip_s": 12.0, "steps": 4}
     with tempfile.TemporaryDirectory() as tmp:
