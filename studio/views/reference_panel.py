@@ -18,7 +18,6 @@ import numpy as np
 from PySide6.QtCore import QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -36,6 +35,7 @@ from studio.errors import UserError
 from studio.paths import data_dir
 from studio.sound.clip_check import best_window, check_clip
 from studio.sound.files import read_audio, write_audio_atomic
+from studio.views import file_dialogs
 from studio.views.clip_meter import ClipMeter
 from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.fitted_height import FitsItsWidth
@@ -460,7 +460,7 @@ class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a nar
     def browse(self) -> None:
         # The folder the user last chose a clip from, else home: never the app's own.
         start = start_folder(self._last_folder, avoid=data_dir())
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a reference clip", start,
+        path, _ = file_dialogs.open_file_name(self, "Choose a reference clip", start,
                                               AUDIO_FILTER)
         if path:
             self._last_folder = str(Path(path).parent)

@@ -7,13 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, Slot
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QWidget
 
 from studio.errors import UserError
 from studio.paths import data_dir
 from studio.scripts.books import BOOK_SUFFIXES
 from studio.scripts.parse import SCRIPT_SUFFIXES
 from studio.scripts.project import PROJECT_SUFFIX
+from studio.views import file_dialogs
 from studio.views.script_import import import_target, imported_said, imports_in_task
 from studio.views.words import start_folder
 
@@ -52,8 +53,8 @@ def new_project_path(chosen: str) -> Path | None:
 def ask_new_project(parent: QWidget, start: str) -> Path | None:
     """A Save dialog: a name that does not exist yet is what it is for."""
     # An existing name opens that project (nothing is replaced), so no "replace it?" question.
-    chosen, _ = QFileDialog.getSaveFileName(parent, "New script", start, NEW_FILTER,
-                                            options=QFileDialog.Option.DontConfirmOverwrite)
+    chosen, _ = file_dialogs.save_file_name(parent, "New script", start, NEW_FILTER,
+                                            confirm_overwrite=False)
     return new_project_path(chosen) if chosen else None
 
 
@@ -64,7 +65,7 @@ class StartsScripts:
     uses."""
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
+        path, _ = file_dialogs.open_file_name(
             self, "Open a project or import a script",
             start_folder(self.pathEdit.text().strip() or None, avoid=data_dir()),
             "Projects, scripts and books (*.ovproj *.txt *.md *.srt *.vtt *.epub)")
@@ -143,7 +144,8 @@ class StartsScripts:
         old = self.project.path
         # "NAME copy": the open file itself would be asked "replace it?" only to be refused.
         start = old.with_name(f"{old.stem} copy{PROJECT_SUFFIX}")
-        chosen, _ = QFileDialog.getSaveFileName(self, "Save project as", str(start), NEW_FILTER)
+        chosen, _ = file_dialogs.save_file_name(self, "Save project as", str(start),
+                                                NEW_FILTER)
         path = new_project_path(chosen) if chosen else None
         if path is None:
             return

@@ -19,7 +19,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QFormLayout,
     QFrame,
     QHBoxLayout,
@@ -35,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.paths import data_dir
+from studio.views import file_dialogs
 from studio.views.undo import UndoStack, push_edit
 from studio.views.voice_card import VoiceCardDelegate
 from studio.views.voice_drag import DragBundles, VoiceList
@@ -426,14 +426,14 @@ class VoicesView(ReadsVoices, QWidget):
         if voice is None:
             return
         start = Path(start_folder(self._last_folder, avoid=data_dir())) / bundle_name(voice)
-        path, _ = QFileDialog.getSaveFileName(self, "Export voice", str(start),
+        path, _ = file_dialogs.save_file_name(self, "Export voice", str(start),
                                               "OmniVoice voice (*.ovoice)")
         if path:
             self._last_folder = str(Path(path).parent)
             self.export_requested.emit(voice.id, Path(path))
 
     def _import(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
+        path, _ = file_dialogs.open_file_name(
             self, "Import voice", start_folder(self._last_folder, avoid=data_dir()),
             "OmniVoice voice (*.ovoice)")
         if path:

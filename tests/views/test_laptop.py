@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
 
 from studio.engine.accel_probe import hardware
+from studio.views import file_dialogs
 from studio.views.design_view import DesignView
 from studio.views.main_window import MainWindow
 from studio.views.script_view import ScriptView
@@ -141,6 +142,9 @@ def test_no_wheel_over_any_view_changes_a_setting(qtbot, tmp_path, monkeypatch):
     for name in ("getOpenFileName", "getSaveFileName", "getExistingDirectory"):
         monkeypatch.setattr(QFileDialog, name, staticmethod(
             lambda *args, _name=name, **kw: opened.append(_name) or ("", "")))
+    for name in ("open_file_name", "save_file_name"):
+        monkeypatch.setattr(file_dialogs, name,
+                            lambda *args, _name=name, **kw: opened.append(_name) or ("", ""))
     window = make_window(qtbot, tmp_path)
     window.resize(1024, 640)
     window.show()

@@ -10,13 +10,13 @@ import shutil
 
 import pytest
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QFileDialog
 from script_fixtures import open_dialogue
 from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
 
 from studio.scripts.project import Project
 from studio.service.requests import ModelInfo
 from studio.settings import Settings
+from studio.views import file_dialogs
 from studio.views.main_window import MainWindow
 from studio.views.script_lines_model import TEXT
 
@@ -58,7 +58,7 @@ def test_save_project_as_writes_a_copy_and_carries_on_in_it(view, tmp_path, qtbo
         return str(tmp_path / "copies" / "final"), filters
 
     (tmp_path / "copies").mkdir()
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_dialog)
+    monkeypatch.setattr(file_dialogs, "save_file_name", save_dialog)
     said, switched = [], []
     view.message.connect(said.append)
     view.project_changed.connect(switched.append)
@@ -81,7 +81,7 @@ def test_save_project_as_with_no_project_open_says_what_to_do(qtbot, reader, pla
                                                               monkeypatch):
     from studio.views.script_view import ScriptView
 
-    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+    monkeypatch.setattr(file_dialogs, "save_file_name",
                         lambda *a, **k: pytest.fail("no dialog without a project"))
     view = ScriptView(player, takes=lambda: reader)
     qtbot.addWidget(view)
@@ -135,7 +135,7 @@ def test_a_reopened_project_is_said_past_the_model_ready_line(qtbot, tmp_path):
 
 def test_save_project_as_onto_the_open_file_says_it_already_saves(view, monkeypatch):
     path = view.project.path
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
+    monkeypatch.setattr(file_dialogs, "save_file_name", lambda *a, **k: (str(path), ""))
     view.save_project_as()
     assert view.project.path == path
     assert view.notice.text() == ("breakfast.ovproj is the open project, which already saves "
@@ -150,7 +150,7 @@ def test_a_copy_never_exports_over_the_original(view, tmp_path, monkeypatch):
     (tmp_path / "client").mkdir()
     view.exportEdit.setText(str(tmp_path / "mine" / "show.mp3"))
     view.project.set_setting("export_path", str(tmp_path / "mine" / "show.mp3"))  # exported
-    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+    monkeypatch.setattr(file_dialogs, "save_file_name",
                         lambda *args, **kwargs: (str(tmp_path / "client" / "for-client"), ""))
     view.save_project_as()
     mix = tmp_path / "client" / "for-client.mp3"  # beside the copy, its name, same format

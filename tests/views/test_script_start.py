@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QMimeData, Qt, QUrl
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QFileDialog
+from PySide6.QtWidgets import QAbstractItemView, QApplication
 
+from studio.views import file_dialogs
 from studio.views.script_view import ScriptView
 
 
@@ -42,8 +43,8 @@ def test_new_script_names_a_new_project_in_a_save_dialog_and_starts_its_first_li
         asked.append((title, start, filters))
         return str(tmp_path / "radio play"), filters  # a new name, without the ending
 
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_dialog)
-    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+    monkeypatch.setattr(file_dialogs, "save_file_name", save_dialog)
+    monkeypatch.setattr(file_dialogs, "open_file_name",
                         lambda *a, **k: (_ for _ in ()).throw(AssertionError("an Open dialog")))
     view = make_view(qtbot, reader, player)
     view.newButton.click()
@@ -63,7 +64,7 @@ def test_new_script_on_an_existing_name_opens_it_and_replaces_nothing(
     view = make_view(qtbot, reader, player)
     view.open(script)
     view.close_project()
-    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+    monkeypatch.setattr(file_dialogs, "save_file_name",
                         lambda *a, **k: (str(tmp_path / "old.ovproj"), ""))
     view.new_script()
     assert [line.text for line in view.project.lines()] == ["One.", "Two."]

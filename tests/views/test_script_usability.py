@@ -5,8 +5,9 @@ at 1024 px nothing in the view is cut."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
+from studio.views import file_dialogs
 from studio.views.script_view import ScriptView
 
 
@@ -20,7 +21,7 @@ def make_view(qtbot, reader, player, width=900, height=700):
 
 
 def new_script(qtbot, view, tmp_path, monkeypatch, name="play"):
-    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+    monkeypatch.setattr(file_dialogs, "save_file_name",
                         lambda *a, **k: (str(tmp_path / name), a[3]))
     view.newButton.click()
     assert view.project is not None

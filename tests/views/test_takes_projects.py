@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect
-from PySide6.QtWidgets import QFileDialog
 from studio_fakes import FakeController, fake_window
 from take_fixtures import RATE, RUN, settings, voice
 
 from studio.library.takes import NO_PROJECT
 from studio.scripts.project import Project
+from studio.views import file_dialogs
 from studio.views.takes_model import TakesModel
 
 SHOTS = Path(__file__).resolve().parents[2] / "out" / "views"
@@ -126,7 +126,7 @@ def test_a_project_saved_as_a_copy_lists_its_takes_now_and_after_a_restart(
     window.scriptView.open(first)
     assert panel.projectCombo.key() == str(first) and names(panel) == theirs
     copy = tmp_path / "for-client.ovproj"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(copy), ""))
+    monkeypatch.setattr(file_dialogs, "save_file_name", lambda *a, **k: (str(copy), ""))
     window.scriptView.save_project_as()
     assert window.scriptView.project.path == copy
     assert panel.projectCombo.currentText() == "Script: for-client"

@@ -13,7 +13,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
     QComboBox,
-    QFileDialog,
     QLabel,
     QLineEdit,
 )
@@ -30,6 +29,7 @@ from studio_fakes import (
 from studio.library.takes import TakeLibrary
 from studio.paths import data_dir
 from studio.sound.files import write_audio_atomic
+from studio.views import file_dialogs
 from studio.views.main_window import MainWindow
 from studio.views.script_lines_model import STATUS, LineRow, ScriptLinesModel
 from studio.views.takes_model import real_time_text
@@ -113,7 +113,7 @@ def test_a_saved_voice_shows_its_name_and_browse_starts_outside_the_app(window, 
     assert field.text() == "Saved voice: Mia"
     assert "voices" not in field.toolTip() and mia.id not in field.toolTip()
     opened = []
-    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+    monkeypatch.setattr(file_dialogs, "open_file_name",
                         lambda *args: opened.append(args[2]) or ("", ""))
     clone.reference.browse()
     assert opened == [str(Path.home())]  # not inside the app's voices folder
