@@ -84,6 +84,7 @@ def test_spec_excludes_unused_qt_and_bundles_the_audio_libraries():
         assert f'"{module}"' in spec
     assert "libportaudio" in spec and "_soundfile_data" in spec
     assert '(str(ROOT / "resources"), "resources")' in spec
+    assert '(str(ROOT / "docs"), "docs")' in spec  # Help ▸ User guide
     assert "rthook_portaudio.py" in spec
     assert (ROOT / "packaging" / "rthook_portaudio.py").is_file()
 
@@ -109,3 +110,12 @@ def test_the_wheel_holds_every_package_of_the_source_tree(tmp_path):
     shipped = {Path(name).parent.as_posix() for name in zipfile.ZipFile(wheel).namelist() if name.endswith("/__init__.py")}
     source = {p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "studio").rglob("__init__.py")}
     assert source - shipped == set()
+    # Help ▸ User guide reads the guide from the package, with its pictures and the pages
+    # it links to (a review found only "not installed").
+    import re
+
+    names = set(zipfile.ZipFile(wheel).namelist())
+    guide = (ROOT / "docs" / "user-guide.md").read_text("utf-8")
+    linked = set(re.findall(r"\]\(((?:screenshots/)?[\w.-]+\.(?:md|png))", guide))
+    assert "user-guide.md" in {Path(n).name for n in names} and linked
+    assert {f"studio/docs/{name}" for name in linked | {"user-guide.md"}} <= names

@@ -7,9 +7,7 @@ opens, so it can never list a key that does nothing or miss one that exists.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from PySide6.QtCore import QCoreApplication, Qt, QUrl, Slot
+from PySide6.QtCore import QCoreApplication, Qt, Slot
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QShortcut, QUndoStack
 from PySide6.QtWidgets import (
     QDialog,
@@ -25,8 +23,8 @@ from PySide6.QtWidgets import (
 from studio.views.help_menu import install_help_menu
 from studio.views.undo import UndoRouter
 
-NO_GUIDE = ("The user guide is not installed with this copy of the studio; it is user-guide.md "
-            "in the docs folder of the studio's source.")
+NO_GUIDE = ("The user guide is not part of this copy of the studio; read it online in the "
+            "project's docs folder (docs/user-guide.md).")
 NO_NEW_SCRIPT = ("Type a name for the new project (ending in .ovproj) in the Project field, "
                  "or open a script with File ▸ Open.")
 
@@ -163,6 +161,7 @@ class Menus:
         self.window = window
         self._open_url = open_url
         self.shortcutsDialog: ShortcutsDialog | None = None
+        self.guideDialog = None  # the user guide's window, made on first use
         self._stepped_aside: list[QShortcut] = []
         bar = window.menuBar()
         bar.setObjectName("menuBar")
@@ -222,6 +221,7 @@ class Menus:
         first = self.helpMenu.actions()[0]
         self.guideAction = QAction("User &guide", self.helpMenu)
         self.guideAction.setIconText("User guide")
+        self.guideAction.setShortcut(QKeySequence(QKeySequence.StandardKey.HelpContents))  # F1
         self.guideAction.setStatusTip("How to clone, design, script and export, step by step")
         self.guideAction.triggered.connect(self.open_guide)
         self.shortcutsAction = QAction("&Keyboard shortcuts", self.helpMenu)
@@ -312,10 +312,21 @@ class Menus:
 
     # ------------------------------------------------------------------ Help
     @Slot()
-    def open_guide(self) -> None:
-        guide = Path(__file__).resolve().parents[2] / "docs" / "user-guide.md"
-        if not guide.is_file() or not self._open_url(QUrl.fromLocalFile(str(guide))):
+    def open_guide(self):
+        """The user guide in its own window (one, raised when open again); None, said in
+        the status bar, when this copy of the studio has none."""
+        from studio.views.guide import GuideDialog, guide_path
+
+        guide = guide_path()
+        if guide is None:
             self.window.statusBarWidget.show_message(NO_GUIDE)
+            return None
+        if self.guideDialog is None:
+            self.guideDialog = GuideDialog(guide, self.window, open_url=self._open_url)
+        self.guideDialog.show()
+        self.guideDialog.raise_()
+        self.guideDialog.activateWindow()
+        return self.guideDialog
 
     @Slot()
     def show_shortcuts(self) -> ShortcutsDialog:
