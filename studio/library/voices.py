@@ -91,7 +91,7 @@ class Voice:
     cache_key: str | None  # the prompt cache's key for the reference clip, if any
     notes: str = ""
     last_used: datetime | None = None  # UTC; when a take last used it
-    use_count: int = 0  # how many renders used it
+    use_count: int = 0  # how many takes were rendered in it
 
 
 def _voice_from_row(row: sqlite3.Row) -> Voice:
@@ -472,12 +472,13 @@ class VoiceLibrary:
                            tags=voice.tags, language=voice.language, cache_key=voice.cache_key)
         return self.update(copy.id, notes=voice.notes) if voice.notes else copy
 
-    def record_use(self, voice_id: str) -> None:
-        """A render used the voice (the Voices view sorts by recent and most used)."""
+    def record_use(self, voice_id: str, takes: int = 1) -> None:
+        """A render made ``takes`` takes in the voice: ``use_count`` counts takes, as the
+        Voices view's cards say ("3 takes"), and sorts by recent and most used."""
         self._check_writable()
         with self._db.transaction() as conn:
-            conn.execute("UPDATE voices SET last_used = ?, use_count = use_count + 1 WHERE id = ?",
-                         (fields.format_time(fields.now()), str(voice_id)))
+            conn.execute("UPDATE voices SET last_used = ?, use_count = use_count + ? WHERE id = ?",
+                         (fields.format_time(fields.now()), max(0, int(takes)), str(voice_id)))
 
     def sweep_orphans(self, min_age_s: float = ORPHAN_AGE_S) -> int:
         """Tidy ``voices/``; returns how many folders were removed or moved.

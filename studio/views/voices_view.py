@@ -336,8 +336,6 @@ class VoicesView(ReadsVoices, QWidget):
             field.setPlainText(text)
             field.blockSignals(False)
         self._notes_for = voice.id if voice else None
-        uses = voice.use_count if voice else 0
-        self.takesButton.setText(f"Show its takes ({uses})" if uses else "Show its takes")
         self._refresh_buttons()
 
     def _refresh_buttons(self) -> None:

@@ -115,7 +115,7 @@ class LocalRendering:
         ``result`` completed."""
         seconds = time.perf_counter() - started
         if voice is not None:
-            self._edit_voices(lambda library: library.record_use(voice.id))
+            self._edit_voices(lambda library: library.record_use(voice.id, len(renders)))
         batch, ids, heard = self._keep_or_warn(job, request, renders, seconds, sha, warnings,
                                                run)
         judged = [None] * len(renders)
@@ -205,7 +205,7 @@ class LocalRendering:
                 log.error("%r stopped", job, exc_info=exc)
                 warnings.append(str(exc) if isinstance(exc, UserError) else INTERNAL_ERROR)
         if voice is not None:
-            self._edit_voices(lambda library: library.record_use(voice.id))
+            self._edit_voices(lambda library: library.record_use(voice.id, len(takes)))
         job.report("done", RenderResult(
             request=request, takes=tuple(takes), seconds=time.perf_counter() - started,
             prompt_source=source, device=str(self.engine.device),
@@ -264,7 +264,8 @@ class LocalRendering:
                 renders = self._synthesize(items, first.options, warnings,
                                            on_progress=on_progress, cancel=job.stop)
                 if voice is not None:
-                    self._edit_voices(lambda library, v=voice.id: library.record_use(v))
+                    taken = len(renders)
+                    self._edit_voices(lambda library, v=voice.id, n=taken: library.record_use(v, n))
                 for i, render in zip(batch, renders):
                     take = self._keep_line(job, request.lines[i], render,
                                            time.perf_counter() - batch_started, sha, warnings,

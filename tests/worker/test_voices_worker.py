@@ -216,6 +216,12 @@ def test_a_render_in_a_voice_counts_as_its_use(run, clip):
                                              options=SAME))
     with run.reader() as library:
         assert library.get(run.saved[0]).use_count == 2
+    # Review 6: a card said "2 takes" beside three listed; a batch counts each take.
+    run.worker.render(run.rendering(4), RenderRequest("New words.", reference=clip, voice_id=run.saved[0],
+                                         ref_text="Some words here.", seeds=(3, 4, 5),
+                                         options=SAME))
+    with run.reader() as library:
+        assert library.get(run.saved[0]).use_count == 5
 
 
 def test_undo_lasts_the_session(engine, tmp_path, qapp, monkeypatch, clip):
