@@ -131,9 +131,9 @@ def _phrases() -> dict[tuple[str, ...], tuple[str, ...]]:
         "little boy": ("male", "child"), "little girl": ("female", "child"),
     }.items():
         table[tuple(word.split())] = keys
-    # A young boy or girl is not a "young adult".
-    table[("young", "boy")] = ("male",)
-    table[("young", "girl")] = ("female",)
+    # A young boy or girl is a child, not a "young adult".
+    table[("young", "boy")] = ("male", "child")
+    table[("young", "girl")] = ("female", "child")
     return table
 
 

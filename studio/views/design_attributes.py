@@ -297,6 +297,7 @@ class DesignAttributes(QWidget):
         # A hand-picked value is the user's, no longer the description's.
         self._owned.pop(category, None)
         self._refresh()
+        self._show_feedback()  # what it keeps beside the description
         self.changed.emit()
 
     def _description_changed(self) -> None:
@@ -430,11 +431,27 @@ class DesignAttributes(QWidget):
         if match.conflicts:
             words = ", ".join(f"'{escape(s.text)}'" for s in match.conflicts)
             parts.append(f"<span style='color:#c62828'>Ignored as conflicting: {words}</span>")
+        kept = self._kept_picks(match)
+        if kept:  # a review found an earlier accent kept silently under a new description
+            parts.append("Also kept from your picks: <b>" + "</b> · <b>".join(kept)
+                         + "</b> (set a picker to — to drop it)")
         self.feedback.setText("&nbsp;&nbsp;&nbsp;".join(parts))
         # The sentence `synth --describe` and `serve` answer with for this description.
         self.feedback.setToolTip(match.problem or "")
         self.feedback.setVisible(bool(parts))
         self.feedback.setAccessibleDescription(re.sub(r"<[^>]+>|&nbsp;", " ", self.feedback.text()))
+
+    def _kept_picks(self, match: DescriptionMatch) -> list[str]:
+        """The pickers' values that a description in the box did not set: they stay in the
+        instruct, so the feedback names them."""
+        if not self.description().strip():
+            return []
+        kept = []
+        for category, value in self.selection().items():
+            if value is not None and category not in match.values:
+                item = next(i for i in _BY_KEY[category].items if item_key(i) == value)
+                kept.append(escape(item.en or item_label(category, item)))
+        return kept
 
     # ------------------------------------------------------------------ persistence
     def save_state(self, settings, prefix: str = "design") -> None:
