@@ -34,10 +34,8 @@ from studio.engine.cpu_layers import PrepackedLayers, prepack_supported
 from studio.engine.decode import DecodeItem, decode
 from studio.engine.duration import DurationEstimator
 from studio.engine.inputs import build_item
-from studio.engine.instruct import normalize_instruct, text_wants_chinese
 from studio.engine.int8 import activation_levels, default_kernel, projection_converter
-from studio.engine.languages import resolve_language
-from studio.engine.lexicon import Lexicon
+from studio.engine.items import SynthesisItem, Warn, check_item
 from studio.engine.model import OmniVoiceNet
 from studio.engine.options import (
     CHUNKINGS,
@@ -45,11 +43,7 @@ from studio.engine.options import (
     DEVICE_CHOICES,
     GUIDANCE_RANGE,
     LAYER_PENALTY_RANGE,
-    MAX_SECONDS,
-    MAX_SEED,
     MAX_STEPS,
-    MAX_TEXT_CHARS,
-    SPEED_RANGE,
     T_SHIFT_RANGE,
     TEMPERATURE_RANGE,
     DecodeOptions,
@@ -60,6 +54,7 @@ from studio.engine.options import (
 from studio.engine.packed import decode_packed
 from studio.engine.precision import choose_precision, precision_name
 from studio.engine.prompt import VoicePrompt
+from studio.engine.reference import prepared_reference
 from studio.engine.stream import Joiner, StreamChunk
 from studio.engine.text import (
     add_punctuation,
@@ -76,21 +71,8 @@ log = logging.getLogger(__name__)
 
 LONG_REFERENCE_S = 20.0
 
-Warn = Callable[[str], None]
 
 
-
-
-@dataclass
-class SynthesisItem:
-    text: str
-    language: str | None = None
-    instruct: str | None = None
-    prompt: VoicePrompt | None = None
-    speed: float | None = None
-    duration: float | None = None  # seconds; overrides speed
-    seed: int | None = None  # None: a fresh random seed, reported in the result
-    lexicon: Lexicon | None = None  # pronunciations, applied before the text is chunked
 
 
 @dataclass
@@ -127,8 +109,6 @@ class _Job:
     seed: int
 
 
-MAX_INSTRUCT_CHARS = 1_000  # as a saved voice's; an instruct is a few attributes
-MAX_REFERENCE_S = 60.0  # a prompt holds at most a minute of frames (prompt.MAX_PROMPT_FRAMES)
 
 
 def long_reference_note(seconds: float) -> str | None:
@@ -194,47 +174,6 @@ def check_options(options: GenerationOptions) -> None:
         if not (math.isfinite(value) and (value == 0 or low <= value <= high)):
             raise UserError(f"The {name} must be 0 (deterministic) or from {low:g} to {high:g}; "
                             f"got {value:g}.")
-
-
-def check_item(item: SynthesisItem, warn: Warn | None = None) -> tuple[str | None, str | None]:
-    """Validate one request without a model; returns its (language id, normalised instruct)."""
-    text = item.text if isinstance(item.text, str) else ""
-    check_code_points(text, "text")
-    split_pauses(text)  # a malformed pause tag is one sentence, before any work
-    if is_blank(strip_pauses(text)):
-        raise UserError("The text is empty; type what the voice should say.")
-    if len(text) > MAX_TEXT_CHARS:
-        raise UserError(
-            f"The text is {len(text):,} characters long; split it into parts of at most "
-            f"{MAX_TEXT_CHARS:,} characters."
-        )
-    if item.speed is not None and not (
-        math.isfinite(item.speed) and SPEED_RANGE[0] <= item.speed <= SPEED_RANGE[1]
-    ):
-        raise UserError(
-            f"The speed must be between {SPEED_RANGE[0]} and {SPEED_RANGE[1]}; got {item.speed}."
-        )
-    if item.duration is not None and not (
-        math.isfinite(item.duration) and 0 < item.duration <= MAX_SECONDS
-    ):
-        raise UserError(
-            f"The duration must be more than 0 and at most {MAX_SECONDS:.0f} seconds; "
-            f"got {item.duration}."
-        )
-    if item.seed is not None and (isinstance(item.seed, bool) or not isinstance(item.seed, int)
-                                  or not 0 <= item.seed <= MAX_SEED):
-        raise UserError(f"The seed must be a whole number from 0 to {MAX_SEED}; got "
-                        f"{str(item.seed)[:30]}.")
-    for what, value in (("voice design", item.instruct), ("language", item.language)):
-        if isinstance(value, str):
-            check_code_points(value, what)
-    if isinstance(item.instruct, str) and len(item.instruct) > MAX_INSTRUCT_CHARS:
-        raise UserError(f"The voice design is {len(item.instruct):,} characters long; describe "
-                        f"the voice in at most {MAX_INSTRUCT_CHARS:,} (a few attributes).")
-    language, note = resolve_language(item.language)
-    if note and warn is not None:
-        warn(note)
-    return language, normalize_instruct(item.instruct, use_zh=text_wants_chinese(text))
 
 
 class Engine:
@@ -312,36 +251,14 @@ class Engine:
             waveform, rate = reference
             wave = audio_ops.resample(audio_ops.to_mono(np.asarray(waveform, np.float32)), rate, sr)
             name = "the reference audio"
-        if wave.shape[-1] == 0:
-            raise UserError(f"{name} holds no audio; record or choose a clip of 3 to 10 seconds.")
-        if not np.isfinite(wave).all():
-            raise UserError(f"{name} contains invalid (NaN or infinite) samples; export it again.")
-        rms = float(np.sqrt(np.mean(wave**2)))
-        if rms == 0.0:
-            raise UserError(f"{name} is completely silent; choose a clip where the voice is audible.")
-        if rms < 0.1:
-            wave = wave * (0.1 / rms)
         if ref_text is not None:
             check_code_points(ref_text, "transcript")
             if is_blank(ref_text):
                 ref_text = None
-        if preprocess:
-            if ref_text is None:
-                # Only cut a long clip when no transcript has to stay aligned with it.
-                wave = audio_ops.trim_long_audio(wave, sr)
-            wave = audio_ops.remove_silence(wave, sr, 200, 100, 200)
-            if wave.shape[-1] == 0:
-                raise UserError(
-                    f"{name} is silent after silence trimming; use a louder clip, or turn off "
-                    "Auto-trim reference (--no-preprocess on the command line)."
-                )
+        hop = self.info.hop_length
+        wave, rms = prepared_reference(wave, sr, name, transcribed=ref_text is None,
+                                       preprocess=preprocess, hop=hop)
         seconds = wave.shape[-1] / sr
-        if seconds > MAX_REFERENCE_S:  # only with a transcript: without one it was cut above
-            raise UserError(
-                f"The reference clip is {seconds:.0f} s long, more than the {MAX_REFERENCE_S:.0f} s "
-                "a prompt can use (3 to 10 s clones best); trim it, or leave the transcript "
-                "empty to have it cut at a pause and transcribed."
-            )
         note = long_reference_note(seconds)
         if note and warn is not None:
             warn(note)
@@ -352,10 +269,7 @@ class Engine:
                     "enable auto-transcription."
                 )
             ref_text = transcribe(wave, sr)
-        hop = self.info.hop_length
         usable = wave.shape[-1] - wave.shape[-1] % hop
-        if usable == 0:
-            raise UserError(f"{name} is too short to encode; use a clip of 3 to 10 seconds.")
         with torch.inference_mode():
             batch = torch.from_numpy(np.ascontiguousarray(wave[:, :usable])).to(self.codec.device)
             tokens = self.codec.encode(batch.unsqueeze(0)).audio_codes.squeeze(0)

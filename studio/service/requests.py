@@ -49,6 +49,7 @@ class ModelInfo:
     precision: str
     sample_rate: int
     precision_reason: str = ""  # why this precision, e.g. "auto: CPU has native bf16 (avx512_bf16)"
+    hop_length: int = 960  # samples per codec frame: a shorter clip cannot be encoded
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ class ClipUnusable(UserError):
 
 @dataclass(frozen=True)
 class ClipLimits:
-    max_seconds: float = 60.0  # what a prompt can hold (engine.MAX_REFERENCE_S)
+    max_seconds: float = 60.0  # what a prompt can hold (engine.reference.MAX_REFERENCE_S)
     min_rate: int = 8_000
     max_rate: int = 192_000
     max_channels: int = 8

@@ -25,6 +25,12 @@ LOW_SNR_DB = 20.0  # speech less than this above the floor: the noise competes w
 VOICED_OVER_FLOOR_DB = 12.0
 VOICED_MIN_DBFS = -50.0
 SNAP_S = 0.6  # how far a trimmed edge may move inward to land in a pause
+# Digital silence is refused by the render (the engine's "completely silent"), so it is
+# said as a fix; a clip where no speech stands out still renders (it sounds like the
+# clip), so that is a warning: the views show it calmly, not as an error.
+SILENT = "The clip is silent; choose a clip where the voice is audible."
+NO_SPEECH = ("No speech stands out in the clip; the clone copies what it hears, so a clip "
+             "where the voice is clear clones better.")
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,8 @@ class ClipCheck:
     noise_floor_dbfs: float | None  # None: digital silence between words (or no frames)
     speech_dbfs: float | None
     warnings: tuple[str, ...]  # one sentence each, what is wrong and what to do
+    speech: bool = True  # some speech stands out from the background
+    silent: bool = False  # every sample is zero: nothing can be rendered from it
 
     @property
     def snr_db(self) -> float | None:
@@ -107,8 +115,12 @@ def check_clip(audio: np.ndarray, sample_rate: int) -> ClipCheck:
     elif length == "long":
         warnings.append(f"The clip is {seconds:.0f} s; trim it to the best 10 s, which clones "
                         "as well and renders faster.")
-    if speech is None or not voiced.any():
-        warnings.append("The clip has no speech that can be heard; choose another clip.")
+    silent = not np.any(x)
+    heard = not silent and speech is not None and bool(voiced.any())
+    if silent:
+        warnings.append(SILENT)
+    elif not heard:
+        warnings.append(NO_SPEECH)
     else:
         if clipped:
             warnings.append(f"The clip is distorted (cut off at full volume in {clipped} "
@@ -120,7 +132,7 @@ def check_clip(audio: np.ndarray, sample_rate: int) -> ClipCheck:
             elif speech - floor < LOW_SNR_DB:
                 warnings.append(f"The voice is only {speech - floor:.0f} dB above the background; "
                                 "a closer microphone or a quieter room clones better.")
-    return ClipCheck(seconds, length, clipped, floor, speech, tuple(warnings))
+    return ClipCheck(seconds, length, clipped, floor, speech, tuple(warnings), heard, silent)
 
 
 def best_window(audio: np.ndarray, sample_rate: int, seconds: float = TRIM_S

@@ -11,7 +11,15 @@ from PySide6.QtCore import QRectF, QSize, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from studio.sound.clip_check import BEST_S, LONG_S, NOISE_WARNING, TOO_SHORT_S, TRIM_S, ClipCheck
+from studio.sound.clip_check import (
+    BEST_S,
+    LONG_S,
+    NO_SPEECH,
+    NOISE_WARNING,
+    TOO_SHORT_S,
+    TRIM_S,
+    ClipCheck,
+)
 from studio.views.widgets.labels import MessageLabel
 
 SCALE_S = 20.0  # the bar's right end; longer clips pin the marker there
@@ -39,6 +47,8 @@ NOISE_HANDLED = "handled by Noise below (Clean the clip), which takes it out bef
 
 
 def length_text(check: ClipCheck) -> str:
+    if not check.speech:  # five seconds of silence is not "a good length"
+        return f"{check.seconds:.1f} s · no speech"
     return f"{check.seconds:.1f} s · {VERDICT_WORDS[check.length]}"
 
 
@@ -125,8 +135,12 @@ class ClipMeter(QWidget):
             return
         self.bar.set_seconds(check.seconds)
         pal = self.lengthLabel.palette()
-        if self.saved and check.length in SAVED_WORDS:
+        if self.saved and check.length in SAVED_WORDS and check.speech:
             self.lengthLabel.setText(f"{check.seconds:.1f} s · {SAVED_WORDS[check.length]}")
+            pal.setColor(QPalette.ColorRole.WindowText,
+                         self.palette().color(QPalette.ColorRole.PlaceholderText))
+        elif not check.speech:  # no verdict on a length of no speech: not green, not a fix
+            self.lengthLabel.setText(length_text(check))
             pal.setColor(QPalette.ColorRole.WindowText,
                          self.palette().color(QPalette.ColorRole.PlaceholderText))
         else:
@@ -146,7 +160,10 @@ class ClipMeter(QWidget):
         if noise and not (self.noise_suppressed and not self.noise_offered):
             others.append(noise)
         if others:
-            calm = self.noise_suppressed and others == [noise]
+            # Red is for what stops a render or is the user's to fix; a saved voice's clip
+            # renders as it was saved, and a clip with no speech renders too (as it sounds).
+            calm = (self.saved or (self.noise_suppressed and others == [noise])
+                    or others == [NO_SPEECH])
             self.warningsLabel.show_message(" ".join(others), error=not calm)
         else:
             self.warningsLabel.clear_message()

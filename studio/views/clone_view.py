@@ -163,6 +163,7 @@ class CloneView(JobSlots, QWidget):
     def _reference_changed(self, path: Path | None) -> None:
         if path is not None and self.form.message_text() == NO_REFERENCE:
             self.form.clear_message()
+        self.clip_changed()  # "silence.wav is completely silent" was about the clip that went
         self.voiceMessage.clear_message()  # it was about the clip (or voice) that went
         voices_dir = self.voices.library().voices_dir
         if path is not None and voices_dir not in path.parents:  # a saved voice is listed already

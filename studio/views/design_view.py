@@ -113,6 +113,7 @@ class DesignView(JobSlots, QWidget):
     def _reference_changed(self, path: Path | None) -> None:
         if path is not None:
             self.referenceSection.set_expanded(True)
+        self.clip_changed()
 
     def apply_take(self, settings) -> None:
         """Copy a take's ``TakeSettings`` into the view (the takes panel's To editor)."""

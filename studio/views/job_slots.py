@@ -10,6 +10,8 @@ from pathlib import Path
 
 
 class JobSlots:
+    _clip_sentence: str | None = None  # the form's sentence about the reference clip, if any
+
     # One view may have several jobs (Generate, then a re-render queued behind it): the
     # main window, which knows them all, says when the view is busy; these only report.
     def set_busy(self, busy: bool) -> None:
@@ -38,10 +40,19 @@ class JobSlots:
         self.form.livePreview.abort()
         self.form.show_message("Cancelled.", error=False)
 
-    def on_failed(self, sentence: str) -> None:
+    def on_failed(self, sentence: str, clip: Path | None = None) -> None:
+        """A render refused or failed; ``clip``: the reference clip the sentence is about,
+        so it goes when another clip is chosen (``clip_changed``)."""
         self.form.reset_progress()
         self.form.livePreview.abort()
         self.form.show_message(sentence)
+        self._clip_sentence = sentence if clip is not None else None
+
+    def clip_changed(self) -> None:
+        """The reference clip changed: a sentence about the old one no longer holds."""
+        if self._clip_sentence is not None and self.form.message_text() == self._clip_sentence:
+            self.form.clear_message()
+        self._clip_sentence = None
 
     def set_transcript(self, text: str, clip: Path | None = None) -> bool:
         """Show the transcript of ``clip``; False (nothing changed) when the panel holds

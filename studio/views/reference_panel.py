@@ -133,6 +133,9 @@ class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a nar
         self._audio: np.ndarray | None = None  # mono float32, what Play loads
         self._rate = 0
         self._transcribing = False
+        # Each clip's transcript this session: the transcript belongs to its clip, so
+        # switching away and back gives it back (a clip never used starts empty).
+        self._transcripts: dict[Path, str] = {}
         self._path_text = ""  # the path last read, as typed
         self.undoStack = UndoStack(self)  # the window's, once it has one
         self._last_folder: str | None = None  # where Browse last found a clip
@@ -337,8 +340,8 @@ class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a nar
     def set_reference(self, path: str | Path | None) -> bool:
         """Use the clip at ``path`` (None clears). Returns whether it could be read.
 
-        A new clip clears the transcript, which described the old one; Edit ▸ Undo gives
-        both back. A clip that cannot be read replaces nothing: the clip and transcript
+        A new clip takes its own transcript (the one it had earlier this session, else
+        an empty one), as the old one described the old clip; Edit ▸ Undo gives both back. A clip that cannot be read replaces nothing: the clip and transcript
         the panel held stay, and the message names the file that failed.
         """
         return self._undoable("Replace the reference clip", lambda: self._set_reference(path))
@@ -368,12 +371,21 @@ class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a nar
             self.show_as(shown_name(path))
             self.message.clear_message()
         if self._reference != previous:
-            if previous is not None:
-                self.refTextEdit.clear()
+            self._swap_transcript(previous)
             if self._transcribing:  # that transcription was of the old clip
                 self.set_transcribing(False)
             self.reference_changed.emit(self._reference)
         return self._reference is not None
+
+    def _swap_transcript(self, previous: Path | None) -> None:
+        """The clip changed from ``previous``: its transcript is kept for it, and the new
+        clip's comes back. With no clip before, what was typed stays for the new one."""
+        typed = self.refTextEdit.toPlainText()
+        if previous is not None:
+            self._transcripts[previous] = typed
+        remembered = self._transcripts.get(self._reference) if self._reference else None
+        if previous is not None or (remembered and not typed.strip()):
+            self.refTextEdit.setPlainText(remembered or "")
 
     def set_transcript(self, text: str, clip: Path | None = None) -> bool:
         """Show a transcript (from the Transcribe job) and end the transcribing state.

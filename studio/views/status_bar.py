@@ -283,6 +283,10 @@ class StatusBar(QStatusBar):
     def is_error(self) -> bool:
         return self.messageLabel.property("kind") == "error"
 
+    def message(self) -> str:
+        """The sentence shown now, without its warning sign."""
+        return self.messageLabel.toolTip()
+
     def _message(self, text: str, error: bool) -> None:
         self._folder = None
         self.folderButton.hide()

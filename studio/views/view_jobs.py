@@ -15,6 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject
 
+from studio.service.render_check import Refusal, render_problem
 from studio.service.requests import LineDone, LinesRequest, LinesResult, RenderRequest, RenderResult
 from studio.views.takes_model import real_time_text
 
@@ -29,6 +30,7 @@ class ViewJobs(QObject):
         self._model = model_setup  # where renders go; Whisper asked for before a download
         self._stream = stream  # whether to play a render as it decodes
         self._renders: list[tuple[QObject, object]] = []  # (view, its render job) running
+        self._clip_refusal: str | None = None  # the status bar's sentence about a clip
 
     def wire(self, forms, script, clone) -> None:
         """The intents of the Generate forms (``forms``), the Script view and Clone's voice save."""
@@ -36,15 +38,26 @@ class ViewJobs(QObject):
             view.render_requested.connect(lambda request, v=view: self.render(v, request))
             view.cancel_requested.connect(lambda v=view: self.cancel(v))
             view.transcribe_requested.connect(lambda path, v=view: self.transcribe(v, path))
+            view.reference.reference_changed.connect(lambda _path: self._clip_changed())
         clone.save_voice_requested.connect(lambda request: self.save_voice(clone, request))
         script.render_requested.connect(lambda request: self.render_lines(script, request))
         script.cancel_requested.connect(lambda: self.cancel(script))
 
     # ------------------------------------------------------------------ intents -> controller
     def render(self, view, request: RenderRequest) -> None:
-        """A Generate of ``view`` (also a take rendered again): its takes go to the panel."""
-        if (request.reference is not None and not (request.ref_text or "").strip()
-                and request.voice_id is None and self._model.status.server_url is None
+        """A Generate of ``view`` (also a take rendered again): its takes go to the panel.
+        Here, the request's own checks come first: the speech recogniser's download is
+        offered only when an empty transcript is the one thing missing."""
+        here = self._model.status.server_url is None  # a server checks and transcribes itself
+        if here:
+            info = self._model.info
+            refusal = render_problem(request, info.sample_rate if info else 24_000,
+                                     info.hop_length if info else 960)
+            if refusal is not None:
+                self._refuse(view, refusal)
+                return
+        if (here and request.reference is not None and not (request.ref_text or "").strip()
+                and request.voice_id is None
                 and not self._model.asr_ready(view, lambda: self.render(view, request))):
             return  # an empty transcript is transcribed first: asked before a download
         if self._stream():
@@ -54,6 +67,17 @@ class ViewJobs(QObject):
         job.stage.connect(view.on_stage)
         job.done.connect(lambda result: self._finished(view, job, result))
         self._status.show_message("Rendering …")
+
+    def _refuse(self, view, refusal: Refusal) -> None:
+        view.on_failed(refusal.sentence, refusal.clip)
+        self._status.show_error(refusal.sentence)
+        self._clip_refusal = refusal.sentence if refusal.clip is not None else None
+
+    def _clip_changed(self) -> None:
+        """A sentence about a clip goes with the clip (the view clears its own)."""
+        if self._clip_refusal is not None and self._status.message() == self._clip_refusal:
+            self._status.show_message("")
+        self._clip_refusal = None
 
     def render_lines(self, view, request: LinesRequest) -> None:
         """A script's lines, each kept as a take and listed as it is done."""

@@ -219,6 +219,7 @@ class InferenceWorker(LocalRendering, RemoteRendering, LibraryEdits, TakeJudging
             precision=engine.precision,
             sample_rate=engine.sample_rate,
             precision_reason=getattr(engine, "precision_reason", ""),
+            hop_length=engine.info.hop_length,
         )
 
     def _prepare_accel(self) -> None:

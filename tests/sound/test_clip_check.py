@@ -76,8 +76,19 @@ def test_speech_barely_above_the_noise_is_a_low_snr_warning():
     assert any("dB above the background" in w for w in check.warnings), check
 
 
-def test_a_silent_clip_has_no_speech():
-    assert "no speech" in check_clip(silence(4.0), RATE).warnings[0]
+def test_a_silent_clip_has_no_speech_and_is_said_to_be_silent():
+    check = check_clip(silence(4.0), RATE)
+    assert (check.speech, check.silent) == (False, True)
+    assert check.warnings == ("The clip is silent; choose a clip where the voice is audible.",)
+
+
+def test_a_clip_of_steady_noise_has_no_speech_but_is_not_silent():
+    """Review 8, finding 11: a saved voice made from a noise take. It renders (it is not
+    silent), so its sentence is a warning about what the clone copies, not a refusal."""
+    check = check_clip(noise(4.0, -12.0), RATE)
+    assert (check.speech, check.silent) == (False, False)
+    assert check.warnings[0].startswith("No speech stands out in the clip")
+    assert check_clip(syllables(4.0), RATE).speech
 
 
 def test_the_best_window_is_where_the_speech_is_and_ends_in_pauses():

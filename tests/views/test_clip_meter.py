@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor
 
 from studio.audio.backend import AudioStatus
 from studio.sound.files import read_audio, write_audio_atomic
+from studio.views.clip_meter import GREEN
 from studio.views.reference_panel import ReferencePanel
 
 RATE = 24000
@@ -54,6 +55,37 @@ def test_a_good_clip_is_a_good_length_with_nothing_to_warn(panel, tmp_path):
     panel.set_reference(wav(tmp_path, "good.wav", syllables(5.0)))
     assert panel.clipMeter.lengthLabel.text() == "5.0 s · a good length"
     assert not panel.clipMeter.warningsLabel.isVisible()
+
+
+def test_a_clip_with_no_speech_is_not_called_a_good_length(panel, tmp_path):
+    """Review 8, finding 3: a silent 5 s clip read "5.0 s · a good length" in green
+    right above the red sentence that it has no speech."""
+    meter = panel.clipMeter
+    panel.set_reference(wav(tmp_path, "silence.wav", np.zeros(5 * RATE, np.float32)))
+    assert meter.lengthLabel.text() == "5.0 s · no speech"
+    assert meter.lengthLabel.palette().color(meter.lengthLabel.foregroundRole()) != \
+        GREEN.darker(130)
+    # Silence is refused by Generate: said as a fix, in red.
+    assert meter.warningsLabel.text().startswith("The clip is silent")
+    assert meter.warningsLabel.is_error()
+    # Steady noise renders (as it sounds): a warning, not an error.
+    hum = np.random.default_rng(0).normal(0, 0.2, 5 * RATE).astype(np.float32)
+    panel.set_reference(wav(tmp_path, "hum.wav", hum))
+    assert meter.lengthLabel.text() == "5.0 s · no speech"
+    assert meter.warningsLabel.text().startswith("No speech stands out")
+    assert meter.warningsLabel.isVisible() and not meter.warningsLabel.is_error()
+
+
+def test_a_saved_voices_clip_warns_without_red(panel, tmp_path):
+    """Review 8, finding 11: a saved voice renders from the prompt it was saved with, so
+    nothing said about its clip looks like a refusal."""
+    hot = np.clip(syllables(5.0, level=1.0) * 3, -1.0, 1.0)
+    panel.set_reference(wav(tmp_path, "hot.wav", hot))
+    meter = panel.clipMeter
+    assert meter.warningsLabel.is_error()  # the user's own clip: record it quieter
+    meter.set_saved(True)
+    assert meter.warningsLabel.text().startswith("The clip is distorted")
+    assert not meter.warningsLabel.is_error()
 
 
 def test_a_long_clip_trims_to_its_best_10_s_and_keeps_the_original(qtbot, panel, tmp_path):

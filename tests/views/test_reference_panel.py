@@ -210,6 +210,29 @@ def test_replacing_a_clip_and_its_transcript_is_undone(qtbot, panel, clip, tmp_p
     assert panel.transcript() == "Typed for the first clip."
 
 
+def test_a_clips_transcript_comes_back_with_the_clip(panel, clip, tmp_path, speech):
+    """Review 8, finding 5: the transcript typed for me.wav was lost after trying another
+    clip; it belongs to its clip for the session, and a clip never used starts empty."""
+    other, third = tmp_path / "silence.wav", tmp_path / "third.wav"
+    write_audio_atomic(other, speech(3.0, seed=3), 24000)
+    write_audio_atomic(third, speech(3.0, seed=4), 24000)
+    panel.set_reference(clip)
+    panel.refTextEdit.setPlainText("Typed for me.")
+    panel.set_reference(other)
+    assert panel.transcript() is None
+    panel.refTextEdit.setPlainText("Typed for the other one.")
+    panel.set_reference(clip)
+    assert panel.transcript() == "Typed for me."
+    panel.set_reference(other)
+    assert panel.transcript() == "Typed for the other one."
+    panel.set_reference(third)
+    assert panel.transcript() is None
+    panel.set_reference(None)  # no clip: no transcript; the clip's comes back with it
+    assert panel.transcript() is None
+    panel.set_reference(clip)
+    assert panel.transcript() == "Typed for me."
+
+
 def test_typing_a_path_reads_it_once(panel, clip, tmp_path):
     panel.refPathEdit.setText(str(tmp_path / "missing.wav"))
     panel.refPathEdit.editingFinished.emit()
