@@ -72,6 +72,8 @@ class ShowsProject:
         line whose take was deleted shows as not rendered, and Undo gives it back."""
         if self.project is not None:
             self._refresh()
+            if all(row.take for row in self.model.rows()):  # "Line n has no take" is past
+                self._render_ended()
 
     def line_takes(self):
         """Which takes the lines have now (deleted takes left out): see LineTakes."""

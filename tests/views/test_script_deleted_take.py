@@ -48,5 +48,6 @@ def test_a_deleted_take_leaves_its_line_and_undo_brings_it_back(qtbot, tmp_path)
         assert [r.status for r in view.model.rows()][1] != "not rendered"
         assert view.model.rows()[1].take == kept[1]
         assert view.takeCombo.currentText() == "Take 1 of 1 · 1.6 s"
+        assert view.notice.text() == "", "the line has its take again"
         view.close_project()
         window.voicesView.close_library()
