@@ -6,7 +6,8 @@ text changed, committed with synchronous FULL) for the journal modes one could c
 - ``wal+passive``: this version, WAL with a PASSIVE checkpoint after each commit;
 - ``wal+truncate``: the same, the -wal also cut to 0 bytes (waits on readers);
 - ``delete``: a rollback journal (no -wal at all; a crash leaves a hot journal that a
-  read-only reader, such as ``script book --dry-run``, cannot roll back).
+  read-only reader, such as ``script book --dry-run``, cannot roll back, and a reader
+  holding the file blocks every edit: see docs/performance.md, "Saving a script project").
 
 Also: Save as (SQLite's backup API, temp name then rename) of the 200-line project.
 

@@ -217,6 +217,7 @@ def _take_files(project_file: Path) -> list[tuple[Path, str]]:
 def _reused(args, engine) -> dict[int, tuple]:
     """A project's lines whose chosen take is still what they say: (audio, seed) each."""
     from studio.library.takes import TakeLibrary
+    from studio.scripts.line_takes import LineTakes
     from studio.scripts.project import Project
 
     reuse: dict[int, tuple] = {}
@@ -224,13 +225,14 @@ def _reused(args, engine) -> dict[int, tuple]:
         return reuse
     with Project.open(args.file, read_only=True) as project, \
             TakeLibrary(read_only=True) as takes:
+        owned = LineTakes(project, takes)  # a take deleted in the studio is no line's take
         for n, line in enumerate(project.lines()):
-            if project.status(line) != "done":
+            if owned.status(line) != "done":
                 continue
             try:
                 audio, rate = takes.read_audio(line.take)
                 seed = takes.get(line.take).settings.seed
-            except UserError:  # the take was deleted: the line renders again
+            except UserError:  # the take was pruned: the line renders again
                 continue
             if rate == engine.sample_rate:
                 reuse[n] = (audio, seed)

@@ -45,10 +45,14 @@ class MixPlan:
     project: Path
 
 
-def plan_mix(project) -> MixPlan:
-    """Read on the project's own thread: cheap (its rows), no audio."""
+def plan_mix(project, takes=None) -> MixPlan:
+    """Read on the project's own thread: cheap (its rows), no audio. ``takes``, the take
+    library, says which chosen takes are still there (a deleted one is no line's take)."""
+    from studio.scripts.line_takes import LineTakes
+
     script, _voices = project.to_script()
-    return MixPlan(script, tuple(line.take for line in project.lines()), Path(project.path))
+    chosen = LineTakes(project, takes).all_chosen(project.lines())
+    return MixPlan(script, chosen, Path(project.path))
 
 
 def _step(cancel, on_progress: Progress | None, what: str, fraction: float) -> None:
@@ -79,7 +83,7 @@ def stem_files(folder: Path, speakers: list[str], suffix: str) -> dict[str, Path
 def project_mix(project, takes, lufs: float = DEFAULT_LUFS, *, missing: str = "refuse"):
     """(script, Rendered, sample rate) of ``project`` from its chosen takes, read from the
     take library ``takes`` (see :func:`mix_of_plan`)."""
-    return mix_of_plan(plan_mix(project), takes, lufs, missing=missing)
+    return mix_of_plan(plan_mix(project, takes), takes, lufs, missing=missing)
 
 
 def mix_of_plan(plan: MixPlan, takes, lufs: float = DEFAULT_LUFS, *, missing: str = "refuse",
@@ -189,7 +193,7 @@ def check_mix_path(mix: Path) -> Path:
 def export_project(project, takes, mix: Path, *, stems: bool = True, srt: bool = True,
                    lufs: float = DEFAULT_LUFS) -> list[Path]:
     """Write the mix (and stems in "<mix name>_stems/", an SRT and a cue sheet beside it)."""
-    return export_plan(plan_mix(project), takes, mix, stems=stems, srt=srt, lufs=lufs)
+    return export_plan(plan_mix(project, takes), takes, mix, stems=stems, srt=srt, lufs=lufs)
 
 
 def export_plan(plan: MixPlan, takes, mix: Path, *, stems: bool = True, srt: bool = True,

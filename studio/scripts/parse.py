@@ -47,6 +47,13 @@ class Script:
         return list(dict.fromkeys(line.speaker for line in self.lines))
 
 
+def speaker_prefix(text: str) -> tuple[str, str] | None:
+    """``(name, words)`` of a line that starts with a speaker's name (``Alice: Hello.``),
+    else None: the one rule, for an imported script and a line typed in the studio."""
+    match = _SPEAKER.match(text)
+    return (match.group(1).strip(), match.group(2).strip()) if match else None
+
+
 def read_script(path: Path) -> Script:
     """The script in ``path``, by its extension; one sentence for what cannot be read."""
     path = Path(path)
@@ -81,9 +88,9 @@ def parse_text(text: str, markdown: bool = False) -> Script:
             chapter = stripped.lstrip("#").strip() or None
             _lengthen_pause(lines, CHAPTER_PAUSE_S)
             continue
-        match = _SPEAKER.match(stripped)
-        if match:
-            speaker, words = match.group(1).strip(), match.group(2).strip()
+        named = speaker_prefix(stripped)
+        if named:
+            speaker, words = named
         else:
             words = stripped
         lines.append(Line(speaker, words, chapter=chapter))
@@ -136,9 +143,7 @@ def parse_subtitles(text: str, name: str = "the subtitles") -> Script:
         following = cues[n + 1][0] if n + 1 < len(cues) else end
         if following < end:
             warnings.append(f"Cue {n + 1} overlaps the next one; the next one starts after it.")
-        match = _SPEAKER.match(words)
-        speaker, words = (match.group(1).strip(), match.group(2)) if match else (
-            DEFAULT_SPEAKER, words)
+        speaker, words = speaker_prefix(words) or (DEFAULT_SPEAKER, words)
         lines.append(Line(speaker, words, pause_after=max(0.0, following - end),
                           duration=end - start))
     lead = cues[0][0] if cues else 0.0

@@ -31,7 +31,14 @@ from studio.atomic import atomic_path, check_target
 from studio.engine.lexicon import Lexicon
 from studio.errors import UserError
 from studio.safe_read import MB, check_regular, read_head, size_words
-from studio.scripts.parse import LINE_PAUSE_S, MAX_LINES, Line, Script
+from studio.scripts.parse import (
+    DEFAULT_SPEAKER,
+    LINE_PAUSE_S,
+    MAX_LINES,
+    Line,
+    Script,
+    speaker_prefix,
+)
 from studio.scripts.project_checks import VOICE_KINDS, check_lead, check_line, check_speaker
 
 PROJECT_SUFFIX = ".ovproj"
@@ -384,6 +391,42 @@ class Project:
         sql = f"UPDATE lines SET {', '.join(f'{k} = ?' for k in changes)} WHERE id = ?"
         self._edit([(sql, (*changes.values(), line_id))],
                    [(sql, (*(getattr(old, k) for k in changes), line_id))])
+
+    def type_line(self, line_id: int, typed: str) -> None:
+        """A line's text as a person typed it, read as an imported script's line is: a
+        leading "Name: " (:func:`speaker_prefix`) makes Name the line's speaker (added to
+        the cast when new, its voice still to be given) and the rest its text. One
+        undoable edit; the voiceless Narrator a new script starts with leaves the cast in
+        it when no line speaks for it any more."""
+        named = speaker_prefix(typed)
+        if named is None:
+            self.set_line(line_id, text=typed)
+            return
+        name, words = named
+        old = self.line(line_id)
+        speakers = self.speakers()
+        found = next((s for s in speakers if s.name.lower() == name.lower()), None)
+        do, undo = [], []
+        if found is None:
+            speaker_id = self._next_id("speakers")
+            do.append(("INSERT INTO speakers (id, name, kind, colour) VALUES (?, ?, ?, ?)",
+                       (speaker_id, name, "design", COLOURS[(speaker_id - 1) % len(COLOURS)])))
+            undo.append(("DELETE FROM speakers WHERE id = ?", (speaker_id,)))
+        else:
+            speaker_id = found.id
+        sql = "UPDATE lines SET speaker = ?, text = ? WHERE id = ?"
+        do.append((sql, (speaker_id, words, line_id)))
+        undo.insert(0, (sql, (old.speaker, old.text, line_id)))
+        left = next(s for s in speakers if s.id == old.speaker)
+        if (left.id != speaker_id and left.name == DEFAULT_SPEAKER and left.kind == "design"
+                and not left.instruct and not any(
+                    line.speaker == left.id for line in self.lines() if line.id != line_id)):
+            do.append(("DELETE FROM speakers WHERE id = ?", (left.id,)))
+            undo.insert(0, ("INSERT INTO speakers (id, name, kind, voice, instruct, seed, "
+                            "clip, ref_text, language, colour) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                            (left.id, left.name, left.kind, left.voice, left.instruct,
+                             left.seed, left.clip, left.ref_text, left.language, left.colour)))
+        self._edit(do, undo)
 
     def move_line(self, line_id: int, after: int | None) -> None:
         """Move a line to right after line ``after`` (None: to the start)."""

@@ -134,6 +134,20 @@ class EditsLines:
         if line is not None and take and take != line.take:
             self._edit(self.project.choose_take, line.id, take)
 
+    def _line_typed(self, line_id: int, text: str) -> None:
+        """A line's text typed in the table: "Alice: Hello." makes Alice its speaker, as an
+        imported script's line does; a new one joins the cast and is shown in the speaker
+        row, ready for a voice."""
+        if self.project is None:
+            return
+        before = {s.id for s in self.project.speakers()}
+        if self._edit(self.project.type_line, line_id, text):
+            new = next((s for s in self.project.speakers() if s.id not in before), None)
+            if new is not None:
+                self.speakerCombo.setCurrentIndex(max(0, self.speakerCombo.findData(new.id)))
+                self.message.emit(f"{new.name} joined the cast: pick a saved voice or "
+                                  "describe one for them.")
+
     def _add_speaker(self) -> None:
         name = self.newSpeakerEdit.text().strip()
         if self.project is not None and name and self._edit(self.project.add_speaker, name,

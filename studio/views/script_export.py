@@ -182,7 +182,7 @@ class PlaysAndExports:
         from studio.scripts.export import mix_of_plan, plan_mix
 
         try:
-            plan = plan_mix(self.project)
+            plan = plan_mix(self.project, self.take_reader())
         except UserError as exc:  # a damaged project row
             self.play_failed.emit(str(exc))
             return
@@ -277,7 +277,7 @@ class PlaysAndExports:
         book = mix.suffix.lower() == AUDIOBOOK_SUFFIX
         try:
             check_audiobook_path(mix) if book else check_mix_path(mix)
-            plan = plan_mix(self.project)
+            plan = plan_mix(self.project, self.take_reader())
         except UserError as exc:
             self.notice.show_message(str(exc))
             return

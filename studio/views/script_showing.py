@@ -4,6 +4,7 @@ it, and which actions are enabled."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -65,6 +66,24 @@ class ShowsProject:
         """A voice was saved, renamed or deleted: the speakers' voice list and the cast
         (a voice saved from a take is picked here at once) read the library again."""
         self._refresh()
+
+    def takes_changed(self) -> None:
+        """The take library changed (a take deleted or restored in the Takes panel): a
+        line whose take was deleted shows as not rendered, and Undo gives it back."""
+        if self.project is not None:
+            self._refresh()
+            if all(row.take for row in self.model.rows()):  # "Line n has no take" is past
+                self._render_ended()
+
+    def line_takes(self):
+        """Which takes the lines have now (deleted takes left out): see LineTakes."""
+        from studio.scripts.line_takes import LineTakes
+
+        return LineTakes(self.project, self.take_reader())
+
+    def take_reader(self):
+        """The read-only take library (None: it cannot be opened)."""
+        return self._takes() if self._takes is not None else None
 
     def _refresh(self) -> None:
         """Show the project as it is now (after every edit, render and undo)."""
@@ -137,18 +156,20 @@ class ShowsProject:
         button.setEnabled(on)
 
     def _rows(self) -> list[LineRow]:
-        takes = self._takes() if self._takes is not None else None
+        takes = self.take_reader()
+        owned = self.line_takes()
         speakers = {s.id: s for s in self.project.speakers()}
         saved = self._saved_names()
         voices = {s.id: voice_words(s, saved) for s in speakers.values()}
         rows = []
         for line in self.project.lines():
-            status = self._in_flight.get(line.id) or self.project.status(line)
+            status = self._in_flight.get(line.id) or owned.status(line)
+            chosen = owned.chosen(line)
             seconds = None
             problem = ""
-            if line.take is not None and takes is not None:
+            if chosen is not None and takes is not None:
                 try:
-                    take = takes.get(line.take)
+                    take = takes.get(chosen)
                     seconds = take.audio_seconds
                     if status == "done" and take.suspects:
                         status = "suspect"
@@ -159,7 +180,7 @@ class ShowsProject:
             voice, voice_problem = voices.get(line.speaker, ("", ""))
             rows.append(LineRow(line.id, speaker.name if speaker else "?",
                                 speaker.colour if speaker else "", line.text, status, seconds,
-                                line.take, problem, voice, voice_problem, line.chapter or ""))
+                                chosen, problem, voice, voice_problem, line.chapter or ""))
         return rows
 
     def _saved_names(self) -> set[str]:
@@ -180,7 +201,9 @@ class ShowsProject:
         if speaker is None:
             return
         saved = self._saved(speaker)
-        kind, what = preview_source(speaker, self.project.lines(),
+        owned = self.line_takes()
+        lines = [replace(line, take=owned.chosen(line)) for line in self.project.lines()]
+        kind, what = preview_source(speaker, lines,
                                     saved.clip if saved is not None else None)
         try:
             if kind == "render":
@@ -270,11 +293,14 @@ class ShowsProject:
             combo.blockSignals(blocked)
         if not self.pauseSpin.hasFocus():
             self.pauseSpin.setValue(line.pause_after)
-        takes = self.project.takes_of(line.id)
+        owned = self.line_takes()
+        takes, chosen = owned.listed(line.id), owned.chosen(line)
         blocked = self.takeCombo.blockSignals(True)
         self.takeCombo.clear()
         if not takes:
             self.takeCombo.addItem("No takes yet", None)
+        elif chosen is None:  # its chosen take was deleted: the others are there to pick
+            self.takeCombo.addItem("No take chosen", None)
         library = self._takes() if self._takes is not None else None
         for n, take_id in enumerate(takes, 1):
             label = f"Take {n} of {len(takes)}"
@@ -289,13 +315,13 @@ class ShowsProject:
                 self.takeCombo.setItemData(self.takeCombo.count() - 1,
                                            f"Variation {take.settings.seed}",
                                            Qt.ItemDataRole.ToolTipRole)
-        self.takeCombo.setCurrentIndex(max(0, self.takeCombo.findData(line.take)))
+        self.takeCombo.setCurrentIndex(max(0, self.takeCombo.findData(chosen)))
         self.takeCombo.blockSignals(blocked)
-        self.compareButton.setEnabled(line.take is not None and self.takeCombo.count() > 1)
-        shown = (line.id, tuple(takes), line.take)
+        self.compareButton.setEnabled(chosen is not None and self.takeCombo.count() > 1)
+        shown = (line.id, tuple(takes), chosen)
         if takes and shown != self._shown_takes:  # not on every edit: the user's pick stays
             self._shown_takes = shown
-            self.line_takes_shown.emit(list(takes), line.take)
+            self.line_takes_shown.emit(list(takes), chosen)
         reads = self._reads(line)
         self.readsLabel.setText(f"The model reads: {reads}" if reads != line.text else "")
         self.readsLabel.setVisible(reads != line.text)
@@ -307,9 +333,10 @@ class ShowsProject:
 
     def _compare(self) -> None:
         line = self.current_line()
-        if line is None or line.take is None:
+        chosen = self.line_takes().chosen(line) if line is not None else None
+        if chosen is None:
             return
         others = [t for t in (self.takeCombo.itemData(i) for i in range(self.takeCombo.count()))
-                  if t and t != line.take]
+                  if t and t != chosen]
         if others:
-            self.compare_requested.emit([line.take, others[-1]])
+            self.compare_requested.emit([chosen, others[-1]])

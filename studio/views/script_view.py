@@ -356,8 +356,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         self.voiceCombo.activated.connect(self._voice_chosen)
         self.instructEdit.editingFinished.connect(self._instruct_edited)
         self.newSpeakerEdit.returnPressed.connect(self._add_speaker)
-        self.model.text_edited.connect(lambda line_id, text: self._edit(
-            self.project.set_line, line_id, text=text))
+        self.model.text_edited.connect(self._line_typed)
         self.table.selectionModel().selectionChanged.connect(self._show_line)
         self.table.selectionModel().currentRowChanged.connect(self._show_line)
         self.lineSpeakerCombo.activated.connect(self._line_speaker_chosen)

@@ -33,6 +33,7 @@ class TakesAndVoices(QObject):
         panel.copy_settings_requested.connect(self._copy_settings)
         panel.use_as_voice_requested.connect(self._take_as_voice)
         worker.takes_failed.connect(self._takes_failed)
+        controller.takes_changed.connect(self._takes_changed)
         worker.voices_changed.connect(self._voices_changed)
         worker.voices_failed.connect(self._voices_failed)
         worker.voices_note.connect(status.show_message)
@@ -106,6 +107,11 @@ class TakesAndVoices(QObject):
             f"The {page.capitalize()} form now holds the take's text and settings, with its "
             "variation locked so Generate renders it again; Edit ▸ Undo (Ctrl+Z) puts your "
             "form back.")
+
+    @Slot()
+    def _takes_changed(self) -> None:
+        """A take deleted or restored: a script line that used it shows it."""
+        self._window.scriptView.takes_changed()
 
     @Slot(str)
     def _takes_failed(self, sentence: str) -> None:

@@ -42,3 +42,34 @@ def test_enter_on_the_lines_keeps_the_selected_lines_speaker(qtbot, tmp_path, re
     qtbot.keyClick(view.table, Qt.Key.Key_Return)
     assert speaker_names(view) == ["Alice", "Bob", "Alice", "Alice", "Bob"]
     view.close_project()
+
+
+def test_typing_a_name_and_a_colon_in_a_new_line_makes_the_speaker(qtbot, tmp_path, reader,
+                                                                   player, monkeypatch):
+    """Review 8, item 10: "Alice: Hello" typed into a new script's line stayed the
+    Narrator's text; now Alice speaks "Hello", she is in the cast (the unused voiceless
+    Narrator gone) and the speaker row shows her, ready for a voice."""
+    from PySide6.QtWidgets import QLineEdit
+
+    from studio.views import file_dialogs
+
+    monkeypatch.setattr(file_dialogs, "save_file_name",
+                        lambda *a, **k: (str(tmp_path / "play"), a[3]))
+    view = open_dialogue(qtbot, tmp_path, reader, player)[0]
+    view.close_project()
+    view.newButton.click()
+    assert view.table.state() == QAbstractItemView.State.EditingState
+    editor = view.table.viewport().findChild(QLineEdit)
+    editor.selectAll()
+    qtbot.keyClicks(editor, "Alice: Hello")
+    with qtbot.waitSignal(view.message) as said:
+        qtbot.keyClick(editor, Qt.Key.Key_Return)
+    assert speaker_names(view) == ["Alice"]
+    assert [s.name for s in view.project.speakers()] == ["Alice"]
+    assert view.project.lines()[0].text == "Hello"
+    assert view.model.rows()[0].speaker == "Alice"
+    assert view.speakerCombo.currentText() == "Alice"
+    assert said.args[0].startswith("Alice joined the cast")
+    view.undo()
+    assert speaker_names(view) == ["Narrator"] and view.project.lines()[0].text == "…"
+    view.close_project()
