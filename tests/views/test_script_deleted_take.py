@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import dataclasses
 
-from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
+from studio_fakes import FakeController, fake_window
 from take_fixtures import RATE, RUN, settings, voice
 
 from studio.library.takes import TakeLibrary
-from studio.views.main_window import MainWindow
 
 
 def test_a_deleted_take_leaves_its_line_and_undo_brings_it_back(qtbot, tmp_path):
     script = tmp_path / "pair.txt"
     script.write_text("Alice: One.\nBob: Two.\n", encoding="utf-8")
     with TakeLibrary() as writer:
-        window = MainWindow(make_settings(tmp_path / "settings.ini"), FakeController(writer),
-                            FakePlayer(), audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
-        qtbot.addWidget(window)
+        window = fake_window(qtbot, tmp_path, FakeController(writer))
         window.show_view("script")
         view, panel = window.scriptView, window.takesPanel
         view.open(script)
