@@ -18,6 +18,9 @@ from studio.worker.sentences import ATTEMPT_STAGE
 _ATTEMPT = re.compile(re.escape(ATTEMPT_STAGE).replace(r"\{n\}", r"(\d+)")
                       .replace(r"\{limit\}", r"(\d+)"))
 MARGIN_PX = 16  # the bar's frame and the text's breathing room
+# Between Cancel and the worker's stop (its next decoding step: seconds on a CPU).
+CANCELLING = "Cancelling…"
+CANCELLING_TIP = "Cancel was pressed: the render stops at the end of its current step."
 
 
 def attempt_of(stage: str) -> str | None:

@@ -107,9 +107,11 @@ class ViewJobs(QObject):
         return job
 
     def _render_ended(self, view, job) -> None:
-        """``job`` is over: ``view`` is told whether it still has others."""
+        """``job`` is over: ``view`` is told when it has no other (told "still busy", a
+        view being cancelled took back its Cancel before its last job stopped)."""
         self._renders = [(v, j) for v, j in self._renders if j is not job]
-        view.set_busy(any(owner is view for owner, _job in self._renders))
+        if not any(owner is view for owner, _job in self._renders):
+            view.set_busy(False)
 
     def _finished(self, view, job, result: RenderResult) -> None:
         self._render_ended(view, job)
