@@ -541,7 +541,9 @@ class GenerateForm(QWidget):
             self.textEdit.setFocus(Qt.FocusReason.OtherFocusReason)
         self.cancelButton.setEnabled(False)
         self.cancelShortcut.setEnabled(False)
-        self.progressBar.setRange(0, 0)
+        if self.progressBar.maximum() == 0:  # a busy bar draws no text: stand it still
+            self.progressBar.setRange(0, 1)
+            self.progressBar.setValue(0)
         self.progressBar.setFormat(CANCELLING)
         self.progressBar.setToolTip(CANCELLING_TIP)
         self.progressBar.setAccessibleDescription(CANCELLING)
@@ -662,7 +664,7 @@ class GenerateForm(QWidget):
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
-        self._cancelling = False  # the cancelled render ended (or another began)
+        was_cancelling, self._cancelling = self._cancelling, False  # that render ended
         # A button about to be disabled hands the focus to the text, where the user
         # works next; left to Qt it moves on in tab order, into the Takes search box.
         leaving = self.generateButton if busy else self.cancelButton
@@ -679,7 +681,7 @@ class GenerateForm(QWidget):
             self.progressBar.setRange(0, 0)  # indeterminate until the first step
             self.progressBar.setFormat("Preparing…")
             self.progressBar.setAccessibleDescription("Preparing")
-        elif self.progressBar.maximum() == 0:
+        elif self.progressBar.maximum() == 0 or was_cancelling:
             self.reset_progress()
 
     def is_busy(self) -> bool:

@@ -23,10 +23,16 @@ CANCELLING = "Cancelling…"
 CANCELLING_TIP = "Cancel was pressed: the render stops at the end of its current step."
 
 
+def attempt_numbers(stage: str) -> tuple[int, int] | None:
+    """(2, 3) for the worker's "Rendering take 2 of at most 3 …", else None."""
+    match = _ATTEMPT.fullmatch(stage.strip())
+    return (int(match[1]), int(match[2])) if match else None
+
+
 def attempt_of(stage: str) -> str | None:
     """"try 2 of 3" for the worker's "Rendering take 2 of at most 3 …", else None."""
-    match = _ATTEMPT.fullmatch(stage.strip())
-    return f"try {match[1]} of {match[2]}" if match else None
+    numbers = attempt_numbers(stage)
+    return f"try {numbers[0]} of {numbers[1]}" if numbers else None
 
 
 def format_eta(seconds: float) -> str:

@@ -127,7 +127,9 @@ class PlaysAndExports:
             return
         self._cancelling = True
         self.progress.setVisible(True)
-        self.progress.setRange(0, 0)
+        if self.progress.maximum() == 0:  # a busy bar draws no text: stand it still
+            self.progress.setRange(0, 1)
+            self.progress.setValue(0)
         self.progress.setFormat(CANCELLING)
         self._show_cancel()
         if self._export_job is not None:
