@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject
 
 from studio.service.requests import LineDone, LinesRequest, LinesResult, RenderRequest, RenderResult
-from studio.views.progress_text import attempt_numbers
+from studio.views.progress_text import CANCELLING, attempt_numbers
 from studio.views.takes_model import real_time_text
 
 
@@ -79,6 +79,7 @@ class ViewJobs(QObject):
         for owner, job in self._renders:
             if owner is view:
                 self._controller.cancel(job)
+                self._status.show_message(CANCELLING)  # "Rendering …" until "Cancelled."
 
     def transcribe(self, view, path: Path) -> None:
         if not self._model.asr_ready(view, view.reference.transcribeButton.click):

@@ -35,6 +35,7 @@ def test_a_generate_says_cancelling_at_once_until_the_worker_stops(window):
     assert window._controller.named("cancel") == [("cancel", job)]
     assert form.progress_text() == CANCELLING and not form.cancelButton.isEnabled()
     assert not form.cancelShortcut.isEnabled()  # Esc: nothing more to ask
+    assert window.statusBarWidget.messageLabel.text() == CANCELLING  # not "Rendering …"
     job.report("progress", 4, 16, 1, 15)  # reported before the worker saw the cancel
     job.report("stage", "Judging take 1 of 1 …")
     assert form.progress_text() == CANCELLING
@@ -43,6 +44,7 @@ def test_a_generate_says_cancelling_at_once_until_the_worker_stops(window):
     assert len(window._controller.named("cancel")) == 1
     job.report("cancelled")
     assert not form.is_busy() and form.progress_text() != CANCELLING
+    assert window.statusBarWidget.messageLabel.text() == "Cancelled."
     assert form.message_text() == "Cancelled."
     form.set_text("Again.")
     form.generateButton.click()  # the next render can be cancelled again
