@@ -7,6 +7,7 @@ overwrites an existing file: a name already taken gets `` (2)``, `` (3)``...
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
@@ -89,8 +90,8 @@ def export_takes(library: TakeLibrary, ids: Iterable[str], folder: str | Path, f
     takes = [library.get(take_id) for take_id in ids]  # every id is checked before writing
     target = Path(folder)
     written: list[Path] = []
+    make_folder(target)
     try:
-        target.mkdir(parents=True, exist_ok=True)
         for n, take in enumerate(takes):
             audio, rate = library.read_audio(take.id)
             chosen = stems[n] if stems is not None and n < len(stems) else None
@@ -104,10 +105,41 @@ def export_takes(library: TakeLibrary, ids: Iterable[str], folder: str | Path, f
             written.append(path)
     except (OSError, files.FileError) as exc:
         raise UserError(
-            f"The takes cannot be exported to {target} ({exc}); choose another folder or free "
-            "some disk space."
+            f"The takes cannot be exported to {target} ({getattr(exc, 'strerror', None) or exc}); "
+            "choose another folder or free some disk space."
         ) from None
     return written
+
+
+def make_folder(folder: Path) -> None:
+    """``folder`` made with its parents (or already there); else one sentence saying
+    which folder, why it cannot be made, and what to do (the system's "[Errno 2] No such
+    file or directory" named neither the folder nor a way out)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"The folder {folder} cannot be made: {_why_not(folder, exc)}; "
+                        "choose another folder.") from None
+
+
+def _why_not(folder: Path, exc: OSError) -> str:
+    """Why ``folder`` cannot be made, in words about the place that refuses it: the
+    deepest part of its path that exists."""
+    there = next((p for p in (folder, *folder.parents) if p.exists()), folder.anchor)
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR) or (Path(there).exists()
+                                                     and not Path(there).is_dir()):
+        return f"{there} is a file, not a folder"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"you are not allowed to write in {there}"
+    if exc.errno == errno.EROFS:
+        return f"{there} is on a disk that can only be read"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk of {there} is full"
+    if exc.errno == errno.ENAMETOOLONG:
+        return "its name is too long"
+    if exc.errno == errno.ENOENT:
+        return f"{there} does not take new folders"
+    return f"{there} refuses it ({exc.strerror or exc})"
 
 
 def _free_path(folder: Path, stem: str, ext: str) -> Path:

@@ -51,7 +51,14 @@ from studio.engine.options import (
 )
 from studio.engine.text import NONVERBAL_TAGS, PAUSE_TAGS
 from studio.views.live_preview import LivePreview
-from studio.views.progress_text import attempt_of, fitted, format_eta, progress_parts
+from studio.views.progress_text import (
+    CANCELLING,
+    CANCELLING_TIP,
+    attempt_of,
+    fitted,
+    format_eta,
+    progress_parts,
+)
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.language_picker import LanguagePicker
@@ -121,6 +128,7 @@ class GenerateForm(QWidget):
         self._clock = _StepClock(clock)
         self._attempt: str | None = None  # "try 2 of 3" while rendering until one passes
         self._busy = False
+        self._cancelling = False  # Cancel pressed; the worker stops at its next step
         # The window's model state (studio.model_state): its words when idle, and why
         # Generate is disabled ("" while a model or a server can render).
         self._idle_text, self._blocked = "Ready", ""
@@ -524,8 +532,25 @@ class GenerateForm(QWidget):
             self.generate_requested.emit()
 
     def _request_cancel(self) -> None:
-        if self._busy:
-            self.cancel_requested.emit()
+        """Said at once: the worker stops at its next step, seconds later on a CPU, and
+        meanwhile the bar kept moving as if Cancel had not been pressed (review 8)."""
+        if not self._busy or self._cancelling:
+            return
+        self._cancelling = True
+        if self.cancelButton.hasFocus():
+            self.textEdit.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.cancelButton.setEnabled(False)
+        self.cancelShortcut.setEnabled(False)
+        if self.progressBar.maximum() == 0:  # a busy bar draws no text: stand it still
+            self.progressBar.setRange(0, 1)
+            self.progressBar.setValue(0)
+        self.progressBar.setFormat(CANCELLING)
+        self.progressBar.setToolTip(CANCELLING_TIP)
+        self.progressBar.setAccessibleDescription(CANCELLING)
+        self.cancel_requested.emit()
+
+    def is_cancelling(self) -> bool:
+        return self._cancelling
 
     # ------------------------------------------------------------------ reading
     def text(self) -> str:
@@ -639,6 +664,7 @@ class GenerateForm(QWidget):
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
+        was_cancelling, self._cancelling = self._cancelling, False  # that render ended
         # A button about to be disabled hands the focus to the text, where the user
         # works next; left to Qt it moves on in tab order, into the Takes search box.
         leaving = self.generateButton if busy else self.cancelButton
@@ -655,7 +681,7 @@ class GenerateForm(QWidget):
             self.progressBar.setRange(0, 0)  # indeterminate until the first step
             self.progressBar.setFormat("Preparing…")
             self.progressBar.setAccessibleDescription("Preparing")
-        elif self.progressBar.maximum() == 0:
+        elif self.progressBar.maximum() == 0 or was_cancelling:
             self.reset_progress()
 
     def is_busy(self) -> bool:
@@ -673,6 +699,8 @@ class GenerateForm(QWidget):
 
     def set_progress(self, step: int, steps: int, chunk: int, chunks: int) -> None:
         """Show decoding progress; step and chunk count from 1, as the engine reports them."""
+        if self._cancelling:
+            return  # the steps still reported before the worker sees the cancel
         steps, chunks = max(1, steps), max(1, chunks)
         total = steps * chunks
         done = min(total, (max(1, chunk) - 1) * steps + max(0, step))
@@ -690,6 +718,8 @@ class GenerateForm(QWidget):
     def show_stage(self, text: str) -> None:
         """What the job does between decoding steps ("Judging take 2 of 4 …"); the next
         step's progress replaces it, keeping which try it is on (until one passes)."""
+        if self._cancelling:
+            return
         self._attempt = attempt_of(text) or self._attempt
         self.progressBar.setRange(0, 0)
         self.progressBar.setFormat(self._fitted([(text, 1)]))

@@ -28,6 +28,7 @@ from studio.views.clone_view import CloneView
 from studio.views.design_view import DesignView
 from studio.views.menus import Menus
 from studio.views.model_setup import ModelSetup
+from studio.views.quit_question import QuitQuestion
 from studio.views.script_files import script_file_of
 from studio.views.script_view import ScriptView
 from studio.views.settings_view import SettingsView
@@ -133,6 +134,7 @@ class MainWindow(QMainWindow):
                              stream=lambda: bool(self._can_play and self._settings.value(
                                  "audio/play_while_rendering")))
         self.takesAndVoices = TakesAndVoices(self, self.jobs)
+        self.quitQuestion = QuitQuestion(self, self.running_work)
         self.textCarry = TextCarry({"clone": self.cloneView.form, "design": self.designView.form})
         self._build()
         self._wire()
@@ -370,7 +372,19 @@ class MainWindow(QMainWindow):
         for page in (self.cloneView, self.designView, self.scriptView, self.takesPanel):
             page.save_state(self._settings)
 
+    def running_work(self) -> list[tuple[str, str]]:
+        """What quitting now would lose (studio.views.quit_question)."""
+        work = self.jobs.running()
+        if self.scriptView.exporting():
+            work.append(("A script export", ""))
+        if self.scriptView.importing():
+            work.append(("A book import", ""))
+        return work
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.quitQuestion.may_close():  # asked first while a render runs
+            event.ignore()
+            return
         self.takesPanel.commit_notes()  # typed just before closing: not lost to the pause
         self.voicesView.commit_notes()
         self.save_state()

@@ -18,12 +18,21 @@ from studio.worker.sentences import ATTEMPT_STAGE
 _ATTEMPT = re.compile(re.escape(ATTEMPT_STAGE).replace(r"\{n\}", r"(\d+)")
                       .replace(r"\{limit\}", r"(\d+)"))
 MARGIN_PX = 16  # the bar's frame and the text's breathing room
+# Between Cancel and the worker's stop (its next decoding step: seconds on a CPU).
+CANCELLING = "Cancelling…"
+CANCELLING_TIP = "Cancel was pressed: the render stops at the end of its current step."
+
+
+def attempt_numbers(stage: str) -> tuple[int, int] | None:
+    """(2, 3) for the worker's "Rendering take 2 of at most 3 …", else None."""
+    match = _ATTEMPT.fullmatch(stage.strip())
+    return (int(match[1]), int(match[2])) if match else None
 
 
 def attempt_of(stage: str) -> str | None:
     """"try 2 of 3" for the worker's "Rendering take 2 of at most 3 …", else None."""
-    match = _ATTEMPT.fullmatch(stage.strip())
-    return f"try {match[1]} of {match[2]}" if match else None
+    numbers = attempt_numbers(stage)
+    return f"try {numbers[0]} of {numbers[1]}" if numbers else None
 
 
 def format_eta(seconds: float) -> str:

@@ -18,6 +18,7 @@ from types import SimpleNamespace
 from PySide6.QtWidgets import QCheckBox, QLineEdit, QPushButton
 
 from studio.errors import UserError
+from studio.views.progress_text import CANCELLING
 
 SCRIPT_KEY = "script"  # the player's key of a project's mix: ("script", project path)
 EXPORT_CANCELLED = "The export was cancelled; no file was written."
@@ -119,7 +120,18 @@ class PlaysAndExports:
         return self._export_job is not None
 
     def _cancel_clicked(self) -> None:
-        """Cancel: the export running (if any), and the render (when one is)."""
+        """Cancel: the export running (if any), and the render (when one is). Said at
+        once: a render stops at its next step, seconds later on a CPU, and the progress
+        line kept moving meanwhile (review 8)."""
+        if self._cancelling or not (self._busy or self.exporting() or self.importing()):
+            return
+        self._cancelling = True
+        self.progress.setVisible(True)
+        if self.progress.maximum() == 0:  # a busy bar draws no text: stand it still
+            self.progress.setRange(0, 1)
+            self.progress.setValue(0)
+        self.progress.setFormat(CANCELLING)
+        self._show_cancel()
         if self._export_job is not None:
             self._export_job.task.cancel()
         self._cancel_import()
@@ -147,14 +159,15 @@ class PlaysAndExports:
         self._refresh()
 
     def _task_progress(self, what: str, fraction: float) -> None:
-        if self._busy:
-            return  # the render's progress has the line
+        if self._busy or self._cancelling:
+            return  # the render's progress (or "Cancelling…") has the line
         self.progress.setVisible(True)
         self.progress.setRange(0, 1000)
         self.progress.setValue(round(1000 * min(max(fraction, 0.0), 1.0)))
         self.progress.setFormat(f"{what} · {fraction:.0%}")
 
     def _task_over(self) -> None:
+        self._show_cancel()
         if not self._busy and self._export_job is None and self._play_task is None \
                 and not self.importing():
             self.progress.hide()

@@ -63,6 +63,7 @@ class RendersLines:
         self._busy = busy
         self.progress.setVisible(busy)
         if busy:
+            self._cancelling = False  # a new render: its Cancel is not pressed yet
             self.progress.setRange(0, 0)
             self.progress.setFormat("Starting …")
         else:
@@ -73,6 +74,8 @@ class RendersLines:
         self._refresh()
 
     def on_progress(self, step: int, steps: int, done: int, total: int) -> None:
+        if self._cancelling:
+            return  # the steps reported before the worker saw the cancel
         self.progress.setRange(0, max(1, total * steps))
         self.progress.setValue(done * steps + step)
         self.progress.setFormat(f"Line {min(done + 1, total)} of {total} · step {step}/{steps}")

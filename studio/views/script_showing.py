@@ -112,7 +112,7 @@ class ShowsProject:
         idle = has and not self._busy
         self._enable(self.renderStaleButton, idle and stale > 0)
         self._enable(self.renderAllButton, idle and bool(rows))
-        self._enable(self.cancelButton, self._busy or self.exporting() or self.importing())
+        self._show_cancel()
         # Not while lines render: the mix would mix takes that are about to be replaced.
         self._enable(self.exportButton, idle and any(r.take for r in rows)
                      and not self.exporting())
@@ -146,6 +146,14 @@ class ShowsProject:
         has = self.project is not None
         self.undoButton.setEnabled(has and self.project.can_undo())
         self.redoButton.setEnabled(has and self.project.can_redo())
+
+    def _show_cancel(self) -> None:
+        """Cancel while something runs and it was not pressed yet; once nothing runs, a
+        cancel asked for is over."""
+        running = self._busy or self.exporting() or self.importing()
+        if not running:
+            self._cancelling = False
+        self._enable(self.cancelButton, running and not self._cancelling)
 
     def _enable(self, button: QPushButton, on: bool) -> None:
         """A focused button about to be disabled hands the focus to the lines; left to Qt

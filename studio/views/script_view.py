@@ -102,6 +102,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         self._library = library
         self.project = None  # studio.scripts.project.Project, while one is open
         self._busy = False
+        self._cancelling = False  # Cancel pressed; the render or file task not stopped yet
         self._in_flight: dict[int, str] = {}  # line id -> "queued" / "rendering"
         self._spans: list[tuple[int, float, float]] = []  # (line id, start, end) of the mix
         self._listener = ScriptListener(player) if player is not None else None

@@ -151,6 +151,16 @@ class ExportDialog(QDialog):
         self.folderEdit.setMinimumWidth(280)
         self.folderHint = hint_label(NEW_FOLDER_HINT)
         self.folderHint.setObjectName("exportNewFolder")
+        # Its line is kept while it is hidden: shown as a folder was typed, it pushed the
+        # rows below down, and a click aimed at Export unticked the .json box instead.
+        # (A form layout drops a hidden field's row whatever its size policy: the hint
+        # sits in a box that stays.)
+        keep = self.folderHint.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)
+        self.folderHint.setSizePolicy(keep)
+        hintBox = QWidget()
+        QVBoxLayout(hintBox).setContentsMargins(0, 0, 0, 0)
+        hintBox.layout().addWidget(self.folderHint)
         self.sidecarCheck = QCheckBox(f"Also write a {SIDECAR_SUFFIX} file of how it was made")
         self.sidecarCheck.setObjectName("exportSidecar")
         self.sidecarCheck.setToolTip(SIDECAR_TIP)
@@ -187,7 +197,7 @@ class ExportDialog(QDialog):
         folderLabel = QLabel("&Folder")
         folderLabel.setBuddy(self.folderEdit)
         form.addRow(folderLabel, folderRow)
-        form.addRow("", self.folderHint)
+        form.addRow("", hintBox)
         form.addRow("F&ormat", self.formatCombo)
         form.addRow("", self.sidecarCheck)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
@@ -222,9 +232,12 @@ class ExportDialog(QDialog):
         return self.sidecarCheck.isChecked()
 
     def _folder_changed(self) -> None:
-        """Say before Export that a folder not there yet will be made (a typo shows)."""
+        """Say before Export that a folder not there yet will be made (a typo shows); an
+        error about the folder typed before no longer applies."""
         folder = self.folder()
         self.folderHint.setVisible(bool(folder) and not Path(folder).expanduser().is_dir())
+        if self.message.is_error() and not self.busy():
+            self.message.clear_message()
 
     def _browse(self) -> None:
         chosen = QFileDialog.getExistingDirectory(self, "Export to folder", self.folder())
@@ -285,6 +298,9 @@ class ExportDialog(QDialog):
 
     def _failed(self, sentence: str) -> None:
         self._over()
+        # "Export makes it" was not true: the sentence below says why (until the folder
+        # is edited, which asks again).
+        self.folderHint.hide()
         self.message.show_message(sentence)
         self.failed.emit(sentence)
 

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject
 
 from studio.service.render_check import Refusal, render_problem
 from studio.service.requests import LineDone, LinesRequest, LinesResult, RenderRequest, RenderResult
+from studio.views.progress_text import CANCELLING, attempt_numbers
 from studio.views.takes_model import real_time_text
 
 
@@ -31,6 +32,9 @@ class ViewJobs(QObject):
         self._stream = stream  # whether to play a render as it decodes
         self._renders: list[tuple[QObject, object]] = []  # (view, its render job) running
         self._clip_refusal: str | None = None  # the status bar's sentence about a clip
+        # A running render's [done, asked for, what it makes], for the question before quitting.
+        self._counts: dict[object, list] = {}
+        self._saves: list[object] = []  # voice save jobs running
 
     def wire(self, forms, script, clone) -> None:
         """The intents of the Generate forms (``forms``), the Script view and Clone's voice save."""
@@ -63,6 +67,9 @@ class ViewJobs(QObject):
         if self._stream():
             request = dataclasses.replace(request, stream=True)
         job = self._watch(view, self._controller.render(request))
+        self._counts[job] = [0, len(request.seeds), "take"]
+        if request.until_pass:  # one take at a time: "Rendering take 2 of at most 3 …"
+            job.stage.connect(lambda stage: self._attempt(job, stage))
         job.chunk.connect(lambda chunk: view.on_chunk(job.number, chunk))
         job.stage.connect(view.on_stage)
         job.done.connect(lambda result: self._finished(view, job, result))
@@ -82,7 +89,8 @@ class ViewJobs(QObject):
     def render_lines(self, view, request: LinesRequest) -> None:
         """A script's lines, each kept as a take and listed as it is done."""
         job = self._watch(view, self._controller.render_lines(request))
-        job.line.connect(lambda done: self._line_rendered(view, done))
+        self._counts[job] = [0, len(request.lines), "line"]
+        job.line.connect(lambda done: self._line_rendered(view, done, job))
         job.stage.connect(self._status.show_message)  # judging a line's take
         job.done.connect(lambda result: self._lines_finished(view, job, result))
         if self._stream():
@@ -95,6 +103,7 @@ class ViewJobs(QObject):
         for owner, job in self._renders:
             if owner is view:
                 self._controller.cancel(job)
+                self._status.show_message(CANCELLING)  # "Rendering …" until "Cancelled."
 
     def transcribe(self, view, path: Path) -> None:
         if not self._model.asr_ready(view, view.reference.transcribeButton.click):
@@ -113,11 +122,28 @@ class ViewJobs(QObject):
         it waits for the answer between ``voice_save_started`` and ``voice_saved`` (which
         returns the status bar's sentence) or ``voice_save_failed``."""
         job = self._controller.save_voice(request)
+        self._saves.append(job)
+        job.ended.connect(lambda: self._saves.remove(job))
         job.done.connect(lambda voice_id: self._voice_saved(view, voice_id))
         job.failed.connect(lambda sentence: (view.voice_save_failed(sentence),
                                              self._status.show_error(sentence)))
         view.voice_save_started()
         self._status.show_message(f"Saving the voice '{request.name}' …")
+
+    def running(self) -> list[tuple[str, str]]:
+        """What quitting now would lose: ("A render", "1 of 3 takes done") for each render
+        running, ("A voice save", "") for each voice being saved."""
+        work = []
+        for _view, job in self._renders:
+            done, asked, unit = self._counts.get(job, (0, 0, "take"))
+            work.append(("A script render" if unit == "line" else "A render",
+                         f"{done} of {asked} {unit}{'s' if asked != 1 else ''} done"))
+        return work + [("A voice save", "")] * len(self._saves)
+
+    def _attempt(self, job, stage: str) -> None:
+        numbers = attempt_numbers(stage)
+        if numbers is not None and job in self._counts:
+            self._counts[job][0] = numbers[0] - 1  # the takes before this try are kept
 
     # ------------------------------------------------------------------ job -> its view
     def _watch(self, view, job):
@@ -131,9 +157,12 @@ class ViewJobs(QObject):
         return job
 
     def _render_ended(self, view, job) -> None:
-        """``job`` is over: ``view`` is told whether it still has others."""
+        """``job`` is over: ``view`` is told when it has no other (told "still busy", a
+        view being cancelled took back its Cancel before its last job stopped)."""
         self._renders = [(v, j) for v, j in self._renders if j is not job]
-        view.set_busy(any(owner is view for owner, _job in self._renders))
+        self._counts.pop(job, None)
+        if not any(owner is view for owner, _job in self._renders):
+            view.set_busy(False)
 
     def _finished(self, view, job, result: RenderResult) -> None:
         self._render_ended(view, job)
@@ -157,7 +186,9 @@ class ViewJobs(QObject):
             text += " " + " ".join(result.warnings)
         self._status.show_message(text)
 
-    def _line_rendered(self, view, done: LineDone) -> None:
+    def _line_rendered(self, view, done: LineDone, job=None) -> None:
+        if job in self._counts:
+            self._counts[job][0] += 1
         self._takes.refresh()  # the line's take is in the library: list it now
         view.on_line(done)
 

@@ -1,5 +1,6 @@
-"""Journey 8: quit in the middle of a render: the studio is gone within 5 s with
-status 0, and no half-written take is listed at the next start."""
+"""Journey 8: quit in the middle of a render: the studio asks first (review 8: the
+render was lost without a word), and after Quit it is gone within 5 s with status 0;
+no half-written take is listed at the next start."""
 
 from __future__ import annotations
 
@@ -15,8 +16,18 @@ def test_quitting_mid_render_exits_quickly_and_lists_no_half_take(launch):
     design_generate(studio, LONG_TEXT, preset="Final")
     wait_rendering(studio)
     assert take_count(studio) == 0
+    studio.request("close")  # the window's close button
+
+    def asked():
+        shown = [w for w in studio.request("windows")["windows"] if w["name"] == "quitQuestion"]
+        return shown[0] if shown else None
+
+    question = studio.wait_until(asked, 10, "the question before quitting")
+    assert any(t.startswith("A render is running (0 of ") and t.endswith("; quit and lose it?")
+               for t in question["texts"]), question
     started = time.monotonic()
-    code = studio.close(timeout=5)
+    studio.click("quitQuestion/quitAnyway")
+    code = studio.wait_exit(5)
     assert code == 0
     assert time.monotonic() - started < 5.0
 

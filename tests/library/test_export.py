@@ -4,6 +4,7 @@ overwritten, and bad input writes nothing."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import soundfile as sf
@@ -93,3 +94,26 @@ def test_without_sidecars_only_the_audio_is_written(lib, tmp_path):
     paths = export_takes(lib, [take.id], tmp_path / "new" / "folder", "wav", sidecars=False)
     assert [p.name for p in (tmp_path / "new" / "folder").iterdir()] == ["Just the audio.wav"]
     assert paths == [tmp_path / "new" / "folder" / "Just the audio.wav"]
+
+
+def test_a_folder_that_cannot_be_made_is_named_with_why_and_what_to_do(lib, tmp_path):
+    """Review 8: "/proc/nope" gave "… ([Errno 2] No such file or directory: '/proc/nope');
+    choose another folder or free some disk space": no word on why, a wrong way out."""
+    take = add(lib, seed=1)
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("a file where a folder would go")
+    with pytest.raises(UserError) as info:
+        export_takes(lib, [take.id], blocker / "out", "WAV")
+    said = str(info.value)
+    assert said == (f"The folder {blocker / 'out'} cannot be made: {blocker} is a file, not a "
+                    "folder; choose another folder.")
+    assert one_sentence(said) and "Errno" not in said
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="Linux's /proc takes no folders")
+def test_a_place_that_takes_no_folders_is_named(lib):
+    take = add(lib, seed=1)
+    with pytest.raises(UserError) as info:
+        export_takes(lib, [take.id], Path("/proc/nope/deeper"), "WAV")
+    assert str(info.value) == ("The folder /proc/nope/deeper cannot be made: /proc does not "
+                               "take new folders; choose another folder.")

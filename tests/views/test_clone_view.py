@@ -95,12 +95,13 @@ def test_refuses_empty_text_inline(qtbot, view, clip):
 def test_slots_for_the_main_window(qtbot, view):
     view.set_busy(True)
     assert not view.form.generateButton.isEnabled()
-    with qtbot.waitSignal(view.cancel_requested):
-        view.form.cancelButton.click()
     view.on_progress(8, 16, 1, 1)
     assert view.form.progress_text().startswith("step 8/16")
+    with qtbot.waitSignal(view.cancel_requested):
+        view.form.cancelButton.click()
+    assert view.form.progress_text() == "Cancelling…"  # at once (review 8)
     view.on_failed("The text is 20,001 characters long; split it into parts.")
-    assert view.form.cancelButton.isEnabled(), "busy is the window's call: it knows every job"
+    assert view.form.is_busy(), "busy is the window's call: it knows every job"
     view.set_busy(False)  # the window: that was the view's last job
     assert view.form.generateButton.isEnabled() and not view.form.cancelButton.isEnabled()
     assert view.form.message_text().startswith("The text is 20,001 characters long")

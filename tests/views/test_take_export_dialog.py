@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QUrl
+from PySide6.QtWidgets import QApplication
 from studio_fakes import PLAYABLE, make_settings
 from take_fixtures import add
 
@@ -179,3 +180,45 @@ def test_return_in_the_name_field_exports(qtbot, writer, panel, tmp_path, monkey
     with qtbot.waitSignal(dialog.exported, timeout=10_000):
         qtbot.keyClick(dialog.nameEdit, Qt.Key.Key_Return)
     assert not browsed and (tmp_path / "Press return.wav").is_file()
+
+
+def test_the_buttons_stay_where_they_are_as_the_new_folder_hint_comes_and_goes(
+        qtbot, writer, panel, tmp_path):
+    """Review 8: the hint pushed Export down 19 px as a folder was typed, so the click
+    aimed at Export unticked "Also write a .json file" and nothing was exported."""
+    add(writer, "Stay still.")
+    panel.refresh()
+    dialog = ExportDialog(panel.shelf(), [panel.model.row_info(0)], folder=str(tmp_path),
+                          fmt="WAV")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    before = (dialog.exportButton.geometry(), dialog.sidecarCheck.geometry(), dialog.size())
+    assert not dialog.folderHint.isVisible()
+    for folder in (tmp_path / "new", tmp_path):
+        dialog.folderEdit.setText(str(folder))
+        QApplication.processEvents()  # the layout settles
+        assert dialog.folderHint.isVisible() == (folder != tmp_path)
+        assert (dialog.exportButton.geometry(), dialog.sidecarCheck.geometry(),
+                dialog.size()) == before
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="Linux's /proc takes no folders")
+def test_a_folder_that_cannot_be_made_says_why_and_drops_the_stale_hint(
+        qtbot, writer, panel, tmp_path):
+    """Review 8: "[Errno 2] … or free some disk space" showed under "Export makes it"."""
+    add(writer, "Not there.")
+    panel.refresh()
+    dialog = ExportDialog(panel.shelf(), [panel.model.row_info(0)], folder="/proc/nope",
+                          fmt="WAV")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.folderHint.isVisible()
+    with qtbot.waitSignal(dialog.failed, timeout=10_000) as failed:
+        dialog.exportButton.click()
+    said = ("The folder /proc/nope cannot be made: /proc does not take new folders; choose "
+            "another folder.")
+    assert failed.args == [said] and dialog.message.text() == said and dialog.isVisible()
+    assert not dialog.folderHint.isVisible()  # "Export makes it" was not true
+    dialog.folderEdit.setText(str(tmp_path / "fresh"))  # another folder: asked again
+    assert dialog.folderHint.isVisible() and not dialog.message.isVisible()
