@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QLabel, QScrollArea, QStyle, QWidget
-from studio_fakes import PLAYABLE, FakePlayer, fake_window
+from PySide6.QtWidgets import QLabel, QLineEdit, QScrollArea, QStyle, QWidget
+from studio_fakes import PLAYABLE, FakePlayer, FakeRecorder, fake_window
 
 from studio.sound.files import write_audio_atomic
 from studio.views.clone_view import CloneView
@@ -74,11 +74,22 @@ def noisy_long_clip(tmp_path, seconds: float = 21.0) -> Path:
     return path
 
 
+def named(w: QWidget) -> str:
+    return f"{w.objectName() or type(w).__name__} ({getattr(w, 'text', str)()!s:.30})"
+
+
 def past_the_pane(page: QWidget, viewport: QWidget) -> list[str]:
-    """The page's shown widgets whose right edge is past the viewport's (cut off)."""
-    return [f"{w.objectName() or type(w).__name__} ({getattr(w, 'text', str)()!s:.30})"
-            for w in page.findChildren(QWidget) if w.isVisible()
-            and w.mapTo(viewport, w.rect().topRight()).x() >= viewport.width()]
+    """The page's shown widgets whose right edge is past the viewport's (cut off), or
+    that are narrower than they can be (squashed: a page wider than its pane is
+    sometimes drawn at the pane's width, its rows overlapping)."""
+    shown = [w for w in page.findChildren(QWidget) if w.isVisible()]
+    cut = [named(w) for w in shown
+           if w.mapTo(viewport, w.rect().topRight()).x() >= viewport.width()]
+    squashed = [f"{named(w)} squashed" for w in shown  # not a line edit's own ⊗ button
+                if not isinstance(w.parent(), QLineEdit)
+                and w.width() < (w.minimumWidth() or w.minimumSizeHint().width())]
+    wide = [] if page.minimumSizeHint().width() <= viewport.width() else ["the page"]
+    return wide + cut + squashed
 
 
 def settled_cuts(qtbot, page: QWidget, viewport: QWidget) -> list[str]:
@@ -90,7 +101,8 @@ def settled_cuts(qtbot, page: QWidget, viewport: QWidget) -> list[str]:
 
 
 def test_a_long_noisy_clip_keeps_the_clone_page_inside_its_pane(qtbot, tmp_path):
-    window = fake_window(qtbot, tmp_path, size=(1024, 640))
+    window = fake_window(qtbot, tmp_path, size=(1024, 640),
+                         recorder=FakeRecorder(np.zeros(RATE, np.float32)))
     window.show_view("clone")
     view = window.cloneView
     scroll = view.findChild(QScrollArea)
@@ -115,3 +127,12 @@ def test_a_long_noisy_clip_keeps_the_clone_page_inside_its_pane(qtbot, tmp_path)
 
     view.form.advanced.set_expanded(True)  # every option shown under the clip too
     assert settled_cuts(qtbot, page, viewport) == []
+
+    view.reference.waveform.set_selection((1.0, 12.5))  # "Trim to selection" beside its words
+    qtbot.waitUntil(view.reference.trimButton.isVisible)
+    assert settled_cuts(qtbot, page, viewport) == []
+
+    view.reference.start_recording()  # the level meter and time in the clip's header
+    qtbot.waitUntil(view.reference.levelMeter.isVisible)
+    assert settled_cuts(qtbot, page, viewport) == []
+    view.reference.stop_recording()
