@@ -100,30 +100,35 @@ def settled_cuts(qtbot, page: QWidget, viewport: QWidget) -> list[str]:
     return past_the_pane(page, viewport)
 
 
-def test_a_long_noisy_clip_keeps_the_clone_page_inside_its_pane(qtbot, tmp_path):
+@pytest.mark.parametrize("name", ["clone", "design"])
+def test_a_long_noisy_clip_keeps_the_page_inside_its_pane(qtbot, tmp_path, name):
     window = fake_window(qtbot, tmp_path, size=(1024, 640),
                          recorder=FakeRecorder(np.zeros(RATE, np.float32)))
-    window.show_view("clone")
-    view = window.cloneView
+    window.show_view(name)
+    view = window.cloneView if name == "clone" else window.designView
+    if name == "design":  # the optional clip, under its section
+        view.referenceSection.set_expanded(True)
     scroll = view.findChild(QScrollArea)
     page, viewport = scroll.widget(), scroll.viewport()
     assert view.reference.set_reference(noisy_long_clip(tmp_path))
     meter = view.reference.clipMeter
     trim = meter.trimBestButton
     qtbot.waitUntil(trim.isVisible)
-    assert scroll.horizontalScrollBar().isHidden() or scroll.horizontalScrollBar().maximum() == 0
+    assert any("Background noise is loud" in w for w in meter.warnings())
+    assert meter.warningsLabel.isVisible()
     assert settled_cuts(qtbot, page, viewport) == []
     # Whole: as wide as its words need, and inside the pane.
     assert trim.width() >= trim.sizeHint().width()
     assert trim.mapTo(viewport, trim.rect().topRight()).x() < viewport.width()
 
-    noise = view.cleanup.checks["noise"]
-    for ticked in (False, True):  # the red pointer at Noise, then the calm line
-        if noise.isEnabled():
-            noise.setChecked(ticked)
-        assert any("Background noise is loud" in w for w in meter.warnings())
-        assert meter.warningsLabel.isVisible()
-        assert settled_cuts(qtbot, page, viewport) == []
+    if name == "clone":  # the red pointer at Clean the clip ▸ Noise, then the calm line
+        noise = view.cleanup.checks["noise"]
+        assert view.cleanup.isVisible()
+        for ticked in (False, True):
+            if noise.isEnabled():
+                noise.setChecked(ticked)
+            assert meter.warningsLabel.isVisible()
+            assert settled_cuts(qtbot, page, viewport) == []
 
     view.form.advanced.set_expanded(True)  # every option shown under the clip too
     assert settled_cuts(qtbot, page, viewport) == []
