@@ -7,9 +7,9 @@ reference panel runs the checks and does the trimming.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSize, Signal
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from studio.sound.clip_check import (
     BEST_S,
@@ -101,6 +101,7 @@ class ClipMeter(QWidget):
         self.bar.setObjectName("clipLengthBar")
         self.lengthLabel = QLabel("")
         self.lengthLabel.setObjectName("clipLengthLabel")
+        self.lengthLabel.setWordWrap(True)  # "long: 3-10 s clones best…" on a narrow page
         self.trimBestButton = QPushButton(f"Trim to the best {TRIM_S:.0f} s")
         self.trimBestButton.setObjectName("trimBestButton")
         self.trimBestButton.setToolTip("Keep the 10 s with the most clear speech, cut at pauses "
@@ -108,19 +109,64 @@ class ClipMeter(QWidget):
         self.trimBestButton.clicked.connect(self.trim_best_requested)
         self.warningsLabel = MessageLabel()
         self.warningsLabel.setObjectName("clipWarnings")
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(8)
-        row.addWidget(QLabel("Length"))
-        row.addWidget(self.bar, 1)
-        row.addWidget(self.lengthLabel)
-        row.addWidget(self.trimBestButton)
+        self._title = QLabel("Length")
+        self._row = QGridLayout()
+        self._row.setContentsMargins(0, 0, 0, 0)
+        self._row.setHorizontalSpacing(8)
+        self._row.setVerticalSpacing(4)
+        self._row.setColumnStretch(1, 1)
+        self._row.addWidget(self._title, 0, 0)
+        self._row.addWidget(self.bar, 0, 1)
+        self._row.addWidget(self.lengthLabel, 0, 2)
+        self._under = False  # the Trim button under the length, not beside it
+        self._row.addWidget(self.trimBestButton, 0, 3)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        layout.addLayout(row)
+        layout.addLayout(self._row)
         layout.addWidget(self.warningsLabel)
         self.set_check(None)
+
+    # ------------------------------------------------------------------ layout
+    def one_row_width(self) -> int:
+        """The width the length row needs with its words on one line and Trim beside them."""
+        parts = [self._title.sizeHint().width(), self.bar.minimumWidth(),
+                 self.lengthLabel.sizeHint().width()]
+        if not self.trimBestButton.isHidden():
+            parts.append(self.trimBestButton.sizeHint().width())
+        return sum(parts) + self._row.horizontalSpacing() * (len(parts) - 1)
+
+    def minimumSizeHint(self) -> QSize:
+        """No wider than the Trim button under the scale: the page never grows past its
+        pane for a long verdict (it did at 1024x640, Trim cut to "Trin")."""
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), self._narrowest()), hint.height())
+
+    def _narrowest(self) -> int:
+        spacing = self._row.horizontalSpacing()
+        words = (self._title.minimumSizeHint().width() + spacing + self.bar.minimumWidth()
+                 + spacing + self.lengthLabel.minimumSizeHint().width())
+        if self.trimBestButton.isHidden():
+            return words
+        return max(words, self._title.minimumSizeHint().width() + spacing
+                   + self.trimBestButton.sizeHint().width())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_trim()
+
+    def _place_trim(self) -> None:
+        """Trim beside the length when it all fits on one line, else under it, whole."""
+        under = self.width() < self.one_row_width()
+        if under == self._under:
+            return
+        self._under = under
+        self._row.removeWidget(self.trimBestButton)
+        if under:
+            self._row.addWidget(self.trimBestButton, 1, 1, 1, 2, Qt.AlignmentFlag.AlignRight)
+        else:
+            self._row.addWidget(self.trimBestButton, 0, 3)
+        self.updateGeometry()  # another height: the page lays out again
 
     def set_check(self, check: ClipCheck | None) -> None:
         """Show a clip's checks (None: no clip, the meter hides)."""
@@ -149,6 +195,7 @@ class ClipMeter(QWidget):
                          VERDICT_COLOURS[check.length].darker(130))
         self.lengthLabel.setPalette(pal)
         self.trimBestButton.setVisible(check.seconds > BEST_S[1])
+        self._place_trim()  # another verdict: another width
         # The length is said on the scale; the sentences are for what else is wrong.
         others = [w for w in check.warnings if not w.startswith("The clip is only")
                   and not w.startswith(f"The clip is {check.seconds:.0f} s")

@@ -167,7 +167,8 @@ class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a nar
         self.clipInfo.setToolTip("Length, sample rate and channels of the reference clip")
         self.levelMeter = LevelMeter()
         self.levelMeter.setObjectName("levelMeter")
-        self.levelMeter.setFixedWidth(160)
+        # Narrower than its 160 px on a small page: the header fits 520 px while recording.
+        self.levelMeter.setMaximumWidth(160)
         self.recordTime = QLabel("0:00")
         self.recordTime.setAccessibleName("Recording time")
         self.recordTime.setToolTip("Time recorded so far")
@@ -630,6 +631,9 @@ class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a nar
         recording = self._recorder.is_recording()
         self.levelMeter.setVisible(recording)
         self.recordTime.setVisible(recording)
+        # The level and time take the old clip's details' place: beside them the header
+        # was wider than the page at 1024x640, and Browse and Stop were cut off.
+        self.clipInfo.setVisible(not recording)
         style = self.style()
         self.recordButton.setText("Stop" if recording else "Record")
         self.recordButton.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_MediaStop)

@@ -193,6 +193,13 @@ class SettingsView(QWidget):
         line.setFrameShape(QFrame.Shape.HLine)
         line.setFrameShadow(QFrame.Shadow.Sunken)
         layout.addWidget(line)
+        form = self._form()
+        layout.addLayout(form)
+        return box, form
+
+    @staticmethod
+    def _form() -> QFormLayout:
+        """A section's labelled rows; every section's fields line up (same label width)."""
         form = QFormLayout()
         form.setContentsMargins(0, 4, 0, 0)
         form.setHorizontalSpacing(16)
@@ -202,8 +209,7 @@ class SettingsView(QWidget):
         # Beside an open takes panel on a 1024 px screen a row may not fit: its field then
         # goes under its label instead of being cut off on the right.
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        layout.addLayout(form)
-        return box, form
+        return form
 
     def _add(self, form: QFormLayout, key: str, field: QWidget, tooltip: str,
              control: QWidget | None = None, hint: str | None = None) -> None:
@@ -315,7 +321,14 @@ class SettingsView(QWidget):
             lambda _i: self._write_model("model/precision", self.precisionCombo.currentData()))
         self._add(form, "model/precision", self.precisionCombo, PRECISION_TIP,
                   hint=PRECISION_HINT)
-        form.addRow(self._reload_confirm())
+        # The prompt between two forms, not a whole-width row of one: QFormLayout gave that
+        # row the height of its words wrapped at the field's width while it counted them at
+        # the row's, and squashed the rows around it (review 8: Model's buttons a few
+        # pixels high, the Acceleration hint drawn over itself).
+        box.layout().addWidget(self._reload_confirm())
+        form = self._form()
+        form.setContentsMargins(0, 0, 0, 0)  # the section's spacing is the rows' own
+        box.layout().addLayout(form)
 
         self.accelCombo = QComboBox()
         self.accelCombo.setObjectName("accelCombo")

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from studio.judges.scores import NOT_JUDGED
 from studio.views.take_judgements import (
     JUDGES,
+    MARKS,
     SCORE_TIP,
     badge_text,
     badge_tip,
@@ -57,6 +58,9 @@ def _bold(font: QFont) -> QFont:
 class TakeDelegate(QStyledItemDelegate):
     PAD = 6
     MARK = 16
+    # The third line's judge badges: their text's padding, the gap between two, and the
+    # gap after the score; compact, so "N/100" fits beside them at 1024 px.
+    BADGE_PAD, BADGE_GAP, SCORE_GAP = 8, 4, 6
     STRIPE = 3
 
     star_clicked = Signal(QModelIndex)
@@ -113,18 +117,23 @@ class TakeDelegate(QStyledItemDelegate):
         top = line.bottom() + 4 + small.height() + 2 + 4
         height = small.height() + 2
         badges = [(badge_text(verdict_of(judged, key)), key) for key, _name in JUDGES]
-        widths = [small.horizontalAdvance(text) + 10 for text, _key in badges]
-        room = line.width() - 8 - sum(w + 4 for w in widths)
-        # Out of 100 always where it fits; "Score" too where there is room for it.
-        scores = (f"Score {score_of_100(judged.combined)}", score_of_100(judged.combined),
-                  score_text(judged.combined))
-        score = next((s for s in scores if bold.horizontalAdvance(s) <= room), scores[-1])
+        widths = [small.horizontalAdvance(text) + self.BADGE_PAD for text, _key in badges]
+        # Out of 100 always where it fits; "Score" too where there is room for it. Chosen
+        # for a card with the widest marks and a two-digit score, so every card of the
+        # list says it the same way (at 1024 px "86/100" sat above a bare "93").
+        widest = sum(max(small.horizontalAdvance(f"{mark} {name}") for mark in MARKS.values())
+                     + self.BADGE_PAD + self.BADGE_GAP for _key, name in JUDGES)
+        room = line.width() - widest - self.SCORE_GAP
+        forms = (lambda v: f"Score {score_of_100(v)}", score_of_100, score_text)
+        form = next((f for f in forms if bold.horizontalAdvance(f(0.88)) + 4 <= room),
+                    forms[-1])
+        score = form(judged.combined)
         out = [(QRect(line.left(), top, bold.horizontalAdvance(score) + 4, height), score,
                 "score")]
-        left = out[0][0].right() + 8
+        left = out[0][0].right() + 1 + self.SCORE_GAP
         for (text, key), width in zip(badges, widths):
             out.append((QRect(left, top, width, height), text, key))
-            left += width + 4
+            left += width + self.BADGE_GAP
         return out
 
     # ------------------------------------------------------------------ painting

@@ -417,6 +417,23 @@ class Driver(QObject):
             raise DriverError(f"could not save {path}")
         return {"platform": platform, "width": pixmap.width(), "height": pixmap.height()}
 
+    def op_crowded(self, target: str) -> dict:
+        """The shown labels, buttons, combos and line edits under ``target`` that are
+        lower than their minimum (squashed) and the labels drawn over one another."""
+        root = find(target)
+        shown = [w for kind in (QLabel, QAbstractButton, QComboBox, QLineEdit)
+                 for w in root.findChildren(kind)
+                 if w.isVisible() and not w.objectName().startswith("qt_")
+                 and not isinstance(w.parent(), QLineEdit)]
+        name = lambda w: w.objectName() or getattr(w, "text", lambda: "")()[:40]  # noqa: E731
+        squashed = [f"{name(w)}: {w.height()} px of {w.minimumSizeHint().height()}"
+                    for w in shown if w.height() < w.minimumSizeHint().height()]
+        boxes = [(w, w.rect().translated(w.mapTo(root, QPoint(0, 0))))
+                 for w in shown if isinstance(w, QLabel) and w.text()]
+        overlaps = [f"{name(a)!r} over {name(b)!r}" for i, (a, ra) in enumerate(boxes)
+                    for b, rb in boxes[i + 1:] if ra.intersects(rb)]
+        return {"squashed": squashed, "overlaps": overlaps}
+
     def op_windows(self) -> dict:
         """The visible top-level windows: dialogs and message boxes a user would see."""
         shown = []

@@ -215,3 +215,17 @@ def test_wheel_turns_over_every_form_and_settings_change_no_setting(studio, scre
     assert studio.get("modelState")["text"].startswith("Ready")
     assert studio.close() == 0
 
+
+
+def test_the_reload_prompt_makes_settings_longer_not_its_rows_thinner(studio, screen):
+    """Review 8, item 9: with "Changing Precision unloads the model…" shown at 1366x768,
+    the Model row's buttons were squashed to a few pixels and the Acceleration hint was
+    drawn over itself; the page grows (it scrolls) instead."""
+    studio.wait_model_loaded()
+    studio.click_row("sidebar", VIEWS["settings"])
+    studio.wait_until(lambda: studio.get("settingsView")["visible"], 10, "the Settings view")
+    studio.choose("settingsView/precisionCombo", "fp32 (full)")
+    assert studio.get("settingsView/reloadConfirm")["visible"]
+    time.sleep(0.5)  # the relayouts the prompt sets off
+    assert studio.request("crowded", target="settingsView") == {"squashed": [], "overlaps": []}
+    studio.click("settingsView/keepModelButton")

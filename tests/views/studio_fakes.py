@@ -344,3 +344,42 @@ def save_result(library, result: RenderResult, batch: str = "batch-1") -> Render
                            t.sample_rate, batch=batch)
         takes.append(dataclasses.replace(t, take_id=take.id))
     return dataclasses.replace(result, takes=tuple(takes))
+
+
+class FakeRecorder(QObject):
+    """A microphone that hands back ``audio`` on stop."""
+
+    state_changed = Signal(str)
+    level_changed = Signal(float)
+    limit_reached = Signal(str)
+    error = Signal(str)
+
+    def __init__(self, audio: np.ndarray):
+        super().__init__()
+        self.audio = audio
+        self.recording = False
+        self.started_with = None
+
+    def is_recording(self):
+        return self.recording
+
+    def elapsed(self):
+        return 3.2
+
+    def start(self, device=None, sample_rate=24000):
+        self.started_with = (device, sample_rate)
+        self.recording = True
+        self.state_changed.emit("recording")
+        return True
+
+    def stop(self):
+        # Like the real one: what was recorded since start, handed over once.
+        audio = self.audio if self.started_with is not None else np.zeros(0, np.float32)
+        self.audio = np.zeros(0, dtype=np.float32)
+        self.recording = False
+        self.state_changed.emit("stopped")
+        return audio, 24000
+
+    def close(self):
+        self.stop()
+        self.closed = True

@@ -114,6 +114,29 @@ def test_a_long_clip_trims_to_its_best_10_s_and_keeps_the_original(qtbot, panel,
         "a good length is green, 10.0 s too"
 
 
+def test_trim_goes_under_the_length_where_the_row_has_no_room_and_back(qtbot, panel,
+                                                                        tmp_path):
+    """Review 8: at 1024x640 the long verdict and Trim made the Clone page wider than its
+    pane ("Trin"); narrow, the verdict wraps and Trim moves under it, whole."""
+    panel.set_reference(wav(tmp_path, "long.wav", syllables(21.0)))
+    meter = panel.clipMeter
+    trim, words = meter.trimBestButton, meter.lengthLabel
+
+    def beside() -> bool:
+        return abs(trim.geometry().center().y() - meter.bar.geometry().center().y()) < 6
+
+    panel.resize(meter.one_row_width() + 40, 420)
+    qtbot.waitUntil(beside)
+    assert trim.geometry().left() > words.geometry().right()
+    panel.resize(440, 420)
+    qtbot.waitUntil(lambda: not beside())
+    assert trim.geometry().top() > words.geometry().top()
+    assert trim.width() >= trim.sizeHint().width()
+    assert meter.geometry().right() < panel.width() and words.width() <= meter.width()
+    panel.resize(meter.one_row_width() + 40, 420)
+    qtbot.waitUntil(beside)
+
+
 def test_clipping_and_noise_are_named_under_the_meter(panel, tmp_path):
     hot = np.clip(syllables(5.0, level=1.0) * 3, -1.0, 1.0)
     panel.set_reference(wav(tmp_path, "hot.wav", hot))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QMimeData, QObject, QPoint, QPointF, QSettings, Qt, QUrl, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from studio_fakes import FakeRecorder
 
 from studio.audio.backend import AudioStatus
 from studio.audio.recorder import DEVICE_LOST
@@ -80,43 +81,6 @@ class FakePlayer(QObject):
         if state != self._state:
             self._state = state
             self.state_changed.emit(state)
-
-
-class FakeRecorder(QObject):
-    state_changed = Signal(str)
-    level_changed = Signal(float)
-    limit_reached = Signal(str)
-    error = Signal(str)
-
-    def __init__(self, audio: np.ndarray):
-        super().__init__()
-        self.audio = audio
-        self.recording = False
-        self.started_with = None
-
-    def is_recording(self):
-        return self.recording
-
-    def elapsed(self):
-        return 3.2
-
-    def start(self, device=None, sample_rate=24000):
-        self.started_with = (device, sample_rate)
-        self.recording = True
-        self.state_changed.emit("recording")
-        return True
-
-    def stop(self):
-        # Like the real one: what was recorded since start, handed over once.
-        audio = self.audio if self.started_with is not None else np.zeros(0, np.float32)
-        self.audio = np.zeros(0, dtype=np.float32)
-        self.recording = False
-        self.state_changed.emit("stopped")
-        return audio, 24000
-
-    def close(self):
-        self.stop()
-        self.closed = True
 
 
 @pytest.fixture

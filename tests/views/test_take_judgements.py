@@ -123,6 +123,27 @@ def test_the_score_reads_out_of_100_in_the_takes_panel_of_a_1024_window(qtbot, b
         assert third_line(panel, row)[0][0] == expected, (width, third_line(panel, row))
 
 
+def test_every_card_of_a_list_says_its_score_the_same_way(qtbot, batch, make_panel):
+    """Review 8 (the score at 1024 px): each card chose its own form by its digits and
+    marks, so a narrow list showed "86/100" beside a bare "93". One form for the list at
+    every width: "Score N/100" where there is room, else "N/100" (its tooltip says what)."""
+    _old, takes = batch
+    panel = make_panel()
+    panel.show()
+    qtbot.waitExposed(panel)
+    rows = [panel.model.row_of_id(t.id) for t in takes]
+    forms = set()
+    for width in range(max(240, panel.minimumSizeHint().width()), 420, 4):
+        panel.resize(width, 640)
+        qtbot.waitUntil(lambda w=width: panel.width() == w)
+        scores = [third_line(panel, row)[0][0] for row in rows]
+        kinds = {"Score N/100" if s.startswith("Score ") else
+                 "N/100" if s.endswith("/100") else "N" for s in scores}
+        assert len(kinds) == 1, (width, scores)
+        forms |= kinds
+    assert {"Score N/100", "N/100"} <= forms  # the widths spanned the switch
+
+
 def test_a_not_judged_badge_says_why_and_what_the_marks_mean():
     from studio.judges.scores import NOT_JUDGED, Judgement
     from studio.views.take_judgements import badge_tip
