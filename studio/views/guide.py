@@ -8,7 +8,6 @@ got only "not installed"), and one that has shows the markup, not the pictures.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
@@ -26,14 +25,11 @@ from PySide6.QtWidgets import (
 GUIDE = "user-guide.md"
 
 
-def guide_path() -> Path | None:
-    """The user guide: the installed package's copy, else the source checkout's."""
-    folders = []
-    try:
-        folders.append(Path(str(resources.files("studio.docs"))))
-    except (ModuleNotFoundError, TypeError):  # not installed as a package (a frozen build)
-        pass
-    folders.append(Path(__file__).resolve().parents[2] / "docs")
+def guide_path(here: Path = Path(__file__)) -> Path | None:
+    """The user guide: the installed package's copy (studio/docs), else the source
+    checkout's or a frozen build's (docs/ beside studio/)."""
+    views = here.resolve().parent
+    folders = (views.parent / "docs", views.parent.parent / "docs")
     return next((f / GUIDE for f in folders if (f / GUIDE).is_file()), None)
 
 

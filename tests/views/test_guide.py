@@ -63,8 +63,15 @@ def test_find_goes_from_match_to_match_and_round_again(qtbot, window):
     assert not dialog.find_next()
 
 
-def test_the_guide_is_found_and_anchors_are_githubs():
+def test_the_guide_is_found_installed_or_in_a_checkout_and_anchors_are_githubs(tmp_path):
     assert guide_path() is not None and guide_path().name == "user-guide.md"
+    # Installed, docs/ ships inside the package (pyproject maps it to studio.docs); the first
+    # version looked it up as a namespace package and found nothing in a real install.
+    installed = tmp_path / "site-packages" / "studio"
+    (installed / "docs").mkdir(parents=True)
+    (installed / "docs" / "user-guide.md").write_text("# Guide\n", encoding="utf-8")
+    assert guide_path(installed / "views" / "guide.py") == installed / "docs" / "user-guide.md"
+    assert guide_path(tmp_path / "elsewhere" / "studio" / "views" / "guide.py") is None
     assert heading_anchor("Agents: the MCP server") == "agents-the-mcp-server"
     assert heading_anchor("Agents (MCP: omnivoice-desktop mcp, /mcp on serve)") == \
         "agents-mcp-omnivoice-desktop-mcp-mcp-on-serve"
