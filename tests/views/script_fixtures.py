@@ -28,3 +28,16 @@ def open_dialogue(qtbot, tmp_path, reader, player):
     with qtbot.waitSignal(view.message) as said:
         qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
     return view, said.args[0]
+
+
+def open_cast(qtbot, view, path, text: str,
+              cast=(("Alice", "female"), ("Bob", "male"))) -> None:
+    """Open ``text`` (saved at ``path``) in ``view`` as a user would, and give each speaker
+    of ``cast`` a designed voice, so Render all can start."""
+    path.write_text(text, encoding="utf-8")
+    view.pathEdit.setText(str(path))
+    qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
+    for speaker, instruct in cast:
+        view.speakerCombo.setCurrentIndex(view.speakerCombo.findText(speaker))
+        view.instructEdit.setText(instruct)
+        view.instructEdit.editingFinished.emit()

@@ -6,7 +6,7 @@ ends; the steps still reported meanwhile move nothing."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from script_fixtures import open_cast
 from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
 
 from studio.views.main_window import MainWindow
@@ -54,14 +54,7 @@ def test_a_generate_says_cancelling_at_once_until_the_worker_stops(window):
 def test_a_script_render_says_cancelling_at_once_until_the_worker_stops(qtbot, window,
                                                                         tmp_path):
     view = window.scriptView
-    script = tmp_path / "two.txt"
-    script.write_text("Alice: Good morning.\nBob: Morning.\n", encoding="utf-8")
-    view.pathEdit.setText(str(script))
-    qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
-    for speaker, instruct in (("Alice", "female"), ("Bob", "male")):
-        view.speakerCombo.setCurrentIndex(view.speakerCombo.findText(speaker))
-        view.instructEdit.setText(instruct)
-        view.instructEdit.editingFinished.emit()
+    open_cast(qtbot, view, tmp_path / "two.txt", "Alice: Good morning.\nBob: Morning.\n")
     view.renderAllButton.click()
     job = window._controller.named("render_lines")[-1][1]
     job.report("progress", 2, 16, 0, 2)

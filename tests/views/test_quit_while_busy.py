@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton
+from script_fixtures import open_cast
 from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
 
 from studio.views.main_window import MainWindow
@@ -89,14 +90,7 @@ def test_quit_in_the_question_quits_and_the_window_close_button_asks_too(qtbot, 
 
 def test_a_script_render_counts_its_lines_done(qtbot, window, quits, tmp_path):
     view = window.scriptView
-    script = tmp_path / "three.txt"
-    script.write_text("Alice: One.\nBob: Two.\nAlice: Three.\n", encoding="utf-8")
-    view.pathEdit.setText(str(script))
-    qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
-    for speaker, instruct in (("Alice", "female"), ("Bob", "male")):
-        view.speakerCombo.setCurrentIndex(view.speakerCombo.findText(speaker))
-        view.instructEdit.setText(instruct)
-        view.instructEdit.editingFinished.emit()
+    open_cast(qtbot, view, tmp_path / "three.txt", "Alice: One.\nBob: Two.\nAlice: Three.\n")
     view.renderAllButton.click()
     job = window._controller.named("render_lines")[-1][1]
     assert window.running_work() == [("A script render", "0 of 3 lines done")]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from script_fixtures import open_cast
 from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
 from take_fixtures import RATE, add, voice
 
@@ -37,14 +37,7 @@ def studio(qtbot, tmp_path, data_writer, player):
                         accel_probe=lambda: CPU_ONLY)
     qtbot.addWidget(window)
     view = window.scriptView
-    script = tmp_path / "breakfast.txt"
-    script.write_text(DIALOGUE, encoding="utf-8")
-    view.pathEdit.setText(str(script))
-    qtbot.keyClick(view.pathEdit, Qt.Key.Key_Return)
-    for speaker, instruct in (("Alice", "female"), ("Bob", "male")):
-        view.speakerCombo.setCurrentIndex(view.speakerCombo.findText(speaker))
-        view.instructEdit.setText(instruct)
-        view.instructEdit.editingFinished.emit()
+    open_cast(qtbot, view, tmp_path / "breakfast.txt", DIALOGUE)
     yield window, controller, settings
     view.close_project()
 
