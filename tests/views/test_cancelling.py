@@ -7,18 +7,14 @@ from __future__ import annotations
 
 import pytest
 from script_fixtures import open_cast
-from studio_fakes import CPU_ONLY, PLAYABLE, FakeController, FakePlayer, make_settings
+from studio_fakes import FakeController, fake_window
 
-from studio.views.main_window import MainWindow
 from studio.views.progress_text import CANCELLING
 
 
 @pytest.fixture
 def window(qtbot, tmp_path, data_writer):
-    controller = FakeController(data_writer)
-    window = MainWindow(make_settings(tmp_path / "settings.ini"), controller, FakePlayer(),
-                        audio_status=PLAYABLE, accel_probe=lambda: CPU_ONLY)
-    qtbot.addWidget(window)
+    window = fake_window(qtbot, tmp_path, FakeController(data_writer))
     yield window
     window.scriptView.close_project()
 

@@ -20,6 +20,18 @@ from studio.views.take_export import ExportDialog, default_folder
 from studio.views.takes_panel import TakesPanel
 
 
+def shown_dialog(qtbot, writer, panel, tmp_path, text: str) -> ExportDialog:
+    """The Export dialog on screen for one new take saying ``text``, to ``tmp_path`` as WAV."""
+    add(writer, text)
+    panel.refresh()
+    dialog = ExportDialog(panel.shelf(), [panel.model.row_info(0)], folder=str(tmp_path),
+                          fmt="WAV")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
     """A home folder with no Music folder in it, as on a fresh Linux account."""
@@ -170,13 +182,7 @@ def test_return_in_the_name_field_exports(qtbot, writer, panel, tmp_path, monkey
     browsed = []
     monkeypatch.setattr("studio.views.take_export.QFileDialog.getExistingDirectory",
                         lambda *args: browsed.append(args) or "")  # a modal would hang here
-    add(writer, "Press return.")
-    panel.refresh()
-    dialog = ExportDialog(panel.shelf(), [panel.model.row_info(0)], folder=str(tmp_path),
-                          fmt="WAV")
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
+    dialog = shown_dialog(qtbot, writer, panel, tmp_path, "Press return.")
     with qtbot.waitSignal(dialog.exported, timeout=10_000):
         qtbot.keyClick(dialog.nameEdit, Qt.Key.Key_Return)
     assert not browsed and (tmp_path / "Press return.wav").is_file()
@@ -186,13 +192,7 @@ def test_the_buttons_stay_where_they_are_as_the_new_folder_hint_comes_and_goes(
         qtbot, writer, panel, tmp_path):
     """Review 8: the hint pushed Export down 19 px as a folder was typed, so the click
     aimed at Export unticked "Also write a .json file" and nothing was exported."""
-    add(writer, "Stay still.")
-    panel.refresh()
-    dialog = ExportDialog(panel.shelf(), [panel.model.row_info(0)], folder=str(tmp_path),
-                          fmt="WAV")
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
+    dialog = shown_dialog(qtbot, writer, panel, tmp_path, "Stay still.")
     before = (dialog.exportButton.geometry(), dialog.sidecarCheck.geometry(), dialog.size())
     assert not dialog.folderHint.isVisible()
     for folder in (tmp_path / "new", tmp_path):
