@@ -36,6 +36,9 @@ def main(out: Path) -> int:
         app.processEvents()
         time.sleep(0.05)
     dialog.grab().save(str(out / "studio-selftest.png"))
+    # The About box names the data folder: show the one a user on Linux has, not this
+    # run's temporary folder (the guide showed /tmp/omnivoice-shots-…).
+    os.environ["OMNIVOICE_DESKTOP_DATA_DIR"] = "/home/you/.local/share/OmniVoice Desktop"
     box = QMessageBox(QMessageBox.Icon.NoIcon, "About OmniVoice Desktop", about_text(),
                       parent=window)
     box.show()

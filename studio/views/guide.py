@@ -10,8 +10,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut, QTextCursor, QTextDocument
+from PySide6.QtCore import QBuffer, QByteArray, QTimer, QUrl
+from PySide6.QtGui import (
+    QDesktopServices,
+    QImageReader,
+    QKeySequence,
+    QShortcut,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -41,7 +48,7 @@ class GuideDialog(QDialog):
                  open_url=QDesktopServices.openUrl):
         super().__init__(parent)
         self.setObjectName("guideDialog")
-        self.setWindowTitle("OmniVoice Desktop — User guide")
+        self.setWindowTitle("User guide")  # Qt adds " — OmniVoice Desktop", the app's name
         self._home = QUrl.fromLocalFile(str(guide))
         self._open_url = open_url
 
@@ -70,9 +77,52 @@ class GuideDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.browser, 1)
+        self.browser.sourceChanged.connect(self._fit_page)
         self.browser.setSource(self._home, QTextDocument.ResourceType.MarkdownResource)
         screen = (parent.screen() if parent is not None else self.screen()).availableGeometry()
         self.resize(min(900, screen.width() * 9 // 10), screen.height() * 85 // 100)
+
+    def _fit_page(self) -> None:
+        """The page at the window's width: code blocks wrap, and a screenshot (1366 px
+        wide) is shown scaled down to fit; else every page scrolled sideways."""
+        document = self.browser.document()
+        room = max(200, self.browser.viewport().width() - 24)
+        cursor = QTextCursor(document)
+        block = document.begin()
+        while block.isValid():
+            if block.blockFormat().nonBreakableLines():
+                wrapped = block.blockFormat()
+                wrapped.setNonBreakableLines(False)
+                cursor.setPosition(block.position())
+                cursor.setBlockFormat(wrapped)
+            it = block.begin()
+            while not it.atEnd():
+                self._fit_picture(cursor, it.fragment(), room)
+                it += 1
+            block = block.next()
+
+    def _fit_picture(self, cursor: QTextCursor, fragment, room: int) -> None:
+        if not fragment.charFormat().isImageFormat():
+            return
+        picture = fragment.charFormat().toImageFormat()
+        data = self.browser.loadResource(QTextDocument.ResourceType.ImageResource,
+                                         QUrl(picture.name()))
+        if not isinstance(data, QByteArray):  # not found: Qt draws its placeholder
+            return
+        buffer = QBuffer(data)  # held here: the reader does not own it
+        size = QImageReader(buffer).size()  # the header only, not the pixels
+        if size.isEmpty():
+            return
+        scale = min(1.0, room / size.width())
+        picture.setWidth(size.width() * scale)
+        picture.setHeight(size.height() * scale)
+        cursor.setPosition(fragment.position())
+        cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
+        cursor.setCharFormat(picture)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self._fit_page)  # once the layout has resized the browser too
 
     def _follow(self, url: QUrl) -> None:
         if not (url.isLocalFile() or url.isRelative()):

@@ -75,3 +75,31 @@ def test_the_guide_is_found_installed_or_in_a_checkout_and_anchors_are_githubs(t
     assert heading_anchor("Agents: the MCP server") == "agents-the-mcp-server"
     assert heading_anchor("Agents (MCP: omnivoice-desktop mcp, /mcp on serve)") == \
         "agents-mcp-omnivoice-desktop-mcp-mcp-on-serve"
+
+
+def picture_widths(dialog) -> list[float]:
+    widths = []
+    block = dialog.browser.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            if it.fragment().charFormat().isImageFormat():
+                widths.append(it.fragment().charFormat().toImageFormat().width())
+            it += 1
+        block = block.next()
+    return widths
+
+
+def test_the_guide_fits_the_window_its_pictures_scaled_and_code_wrapped(qtbot, window):
+    """Review 6 (second): the guide scrolled sideways at 1366x768 and 1024x640; its
+    screenshots are 1366 px wide and its commands were kept on one line."""
+    dialog = window.menus.open_guide()
+    dialog.resize(800, 600)
+    qtbot.waitExposed(dialog)
+    assert dialog.windowTitle() == "User guide"  # Qt adds the app's name once
+    room = dialog.browser.viewport().width
+    # As wide as the window gives (not left at an earlier, smaller fit), never wider.
+    qtbot.waitUntil(lambda: room() - 60 < max(picture_widths(dialog)) <= room())
+    qtbot.waitUntil(lambda: dialog.browser.horizontalScrollBar().maximum() == 0)
+    dialog.resize(600, 600)
+    qtbot.waitUntil(lambda: room() - 60 < max(picture_widths(dialog)) <= room())
