@@ -305,7 +305,9 @@ def test_export_problem_stays_in_the_dialog(qtbot, writer, reader, make_panel, t
     qtbot.addWidget(dialog)
     with qtbot.waitSignal(dialog.failed) as failed:
         assert dialog.run_export()
-    assert "cannot be exported" in failed.args[0]
+    # One sentence naming the folder and what is in its way (it was "[Errno 20] …").
+    assert failed.args[0] == (f"The folder {blocker / 'sub'} cannot be made: {blocker} is a "
+                              "file, not a folder; choose another folder.")
     assert dialog.message.text() == failed.args[0] and dialog.result() == 0
     assert dialog.exportButton.isEnabled() and not dialog.progress.isVisible()
 
