@@ -42,7 +42,10 @@ class RendersLines:
                                              number=order.get(line_id, 0) + 1))
                 keys.append(line_id)
         except UserError as exc:
-            self.notice.show_message(self._with_undo(str(exc), speaker))
+            sentence = self._with_undo(str(exc), speaker)
+            self.notice.show_message(sentence)
+            if speaker is not None and speaker.kind == "voice":  # gone once the voice is back
+                self._missing_said = (speaker.voice or "", sentence)
             return
         self._in_flight = {key: "queued" for key in keys}
         self.notice.clear_message()

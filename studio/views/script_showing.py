@@ -66,8 +66,15 @@ class ShowsProject:
 
     def voices_changed(self) -> None:
         """A voice was saved, renamed or deleted: the speakers' voice list and the cast
-        (a voice saved from a take is picked here at once) read the library again."""
+        (a voice saved from a take is picked here at once) read the library again; the
+        sentence that a speaker's voice was missing goes once it is back (an undo)."""
         self._refresh()
+        said, self._missing_said = self._missing_said, None
+        if said is not None:
+            if said[0].lower() not in self._saved_names():
+                self._missing_said = said  # still missing
+            elif self.notice.text() == said[1]:
+                self.notice.clear_message()
 
     def takes_changed(self) -> None:
         """The take library changed (a take deleted or restored in the Takes panel): a

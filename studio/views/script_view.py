@@ -115,6 +115,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         # Whether Edit ▸ Undo here would next take back what it names (deleted_voice(name));
         # the window's menus answer it.
         self.undo_gives_back: Callable[[object], bool] = lambda _about: False
+        self._missing_said: tuple[str, str] | None = None  # (voice, the sentence shown)
         self._build()
         self._connect()
         self._refresh()

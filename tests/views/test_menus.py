@@ -314,6 +314,8 @@ def edit_menu_undo(window) -> str:
 
 def test_a_voice_deleted_last_is_undone_from_the_script_page(
         qtbot, window, controller, mia, tmp_path):
+    from studio.library.voices import VoiceLibrary
+
     view = delete_mia_for_bob(qtbot, window, controller, mia, tmp_path)
     assert edit_menu_undo(window) == "&Undo Delete the voice 'Mia'"  # was greyed out
     view.renderAllButton.click()
@@ -322,6 +324,11 @@ def test_a_voice_deleted_last_is_undone_from_the_script_page(
     press(qtbot, window, Qt.Key.Key_Z)
     assert controller.named("undelete_voice") == [("undelete_voice", mia.id)]
     assert len(view.project.lines()) == 2  # the script's own history untouched
+    with VoiceLibrary() as library:  # as the worker does, and says
+        library.undelete(mia.id)
+    window.voicesView.refresh()
+    view.voices_changed()
+    assert view.notice.text() == ""  # the voice is back: no sentence says it is missing
     press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
           | Qt.KeyboardModifier.ShiftModifier)  # and Redo deletes it again
     assert controller.named("delete_voice") == [("delete_voice", mia.id)] * 2
