@@ -502,6 +502,11 @@ class Project:
     def can_redo(self) -> bool:
         return bool(self._redo)
 
+    def newest_edit(self) -> object | None:
+        """What stands for the edit Undo would take back next (None: none); the same object
+        until an edit is made, undone or redone, so the window can tell which came later."""
+        return self._undo[-1] if self._undo else None
+
     def forget_history(self) -> None:
         """Make what was done so far the starting point (a new project's first speaker and
         line are its creation, not an edit to undo)."""

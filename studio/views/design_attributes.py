@@ -248,6 +248,7 @@ class DesignAttributes(QWidget):
         if not known or not accepted(wanted):
             return False
         self._apply(wanted)
+        self._show_feedback()  # what the words still say beside the new picks
         return True
 
     def set_instruct(self, instruct: str | None) -> bool:
@@ -415,11 +416,17 @@ class DesignAttributes(QWidget):
         self.describeEdit.setExtraSelections(selections)
 
         parts = []
-        understood = []
+        understood, replaced = [], []
+        selection = self.selection()
         for category in CATEGORY_KEYS:
             if category in match.values:
-                item = next(i for i in _BY_KEY[category].items if item_key(i) == match.values[category])
-                understood.append(escape(item.en or item_label(category, item)))
+                words = _shown_item(category, match.values[category])
+                if selection[category] == match.values[category]:
+                    understood.append(words)
+                else:  # a pick made after the words: the instruct says the pick
+                    picked = selection[category]
+                    replaced.append(f"<b>{words}</b> → <b>"
+                                    f"{_shown_item(category, picked) if picked else '—'}</b>")
         if understood:
             parts.append("<span style='color:#2e7d32'>✓</span> Understood: <b>"
                          + "</b> · <b>".join(understood) + "</b>")
@@ -431,6 +438,9 @@ class DesignAttributes(QWidget):
         if match.conflicts:
             words = ", ".join(f"'{escape(s.text)}'" for s in match.conflicts)
             parts.append(f"<span style='color:#c62828'>Ignored as conflicting: {words}</span>")
+        if replaced:  # a review found "Understood: male" shown under a Female pick
+            parts.append(("Your picks replace: " if len(replaced) > 1 else "Your pick replaces: ")
+                         + " · ".join(replaced))
         kept = self._kept_picks(match)
         if kept:  # a review found an earlier accent kept silently under a new description
             parts.append("Also kept from your picks: <b>" + "</b> · <b>".join(kept)
@@ -446,12 +456,8 @@ class DesignAttributes(QWidget):
         instruct, so the feedback names them."""
         if not self.description().strip():
             return []
-        kept = []
-        for category, value in self.selection().items():
-            if value is not None and category not in match.values:
-                item = next(i for i in _BY_KEY[category].items if item_key(i) == value)
-                kept.append(escape(item.en or item_label(category, item)))
-        return kept
+        return [_shown_item(category, value) for category, value in self.selection().items()
+                if value is not None and category not in match.values]
 
     # ------------------------------------------------------------------ persistence
     def save_state(self, settings, prefix: str = "design") -> None:
@@ -468,3 +474,9 @@ class DesignAttributes(QWidget):
             stored = {}
         if isinstance(stored, dict):
             self.set_selection({k: v for k, v in stored.items() if isinstance(v, str)})
+
+
+def _shown_item(category: str, key: str) -> str:
+    """An attribute's words as the feedback shows them (escaped)."""
+    item = next(i for i in _BY_KEY[category].items if item_key(i) == key)
+    return escape(item.en or item_label(category, item))

@@ -388,13 +388,13 @@ class GenerateForm(QWidget):
         lengthRow.addWidget(self.lengthStack)
         lengthRow.addStretch(1)
 
-        self.seedLock = QCheckBox("Lock")
+        # The Script page says the same of a described speaker ("Same variation each render").
+        self.seedLock = QCheckBox("Same each render")
         self.seedLock.setObjectName("seedLock")
-        self.seedLock.setAccessibleName("Lock variation")
+        self.seedLock.setAccessibleName("Same variation each render")
         self.seedLock.setToolTip(
-            "Locked: takes render this variation and the next ones, so a take can be "
-            "rendered again exactly. Unlocked: new variations each time (each take keeps its own)."
-        )
+            "Ticked: each Generate renders this variation (and the next numbers for more "
+            "takes), so a take can be rendered again exactly. Unticked: new ones each time.")
         self.seedSpin = QSpinBox()
         self.seedSpin.setObjectName("seedSpin")
         self.seedSpin.setRange(0, MAX_SEED)

@@ -169,6 +169,7 @@ class Menus:
             undo_stack, window.scriptView,
             script_active=lambda: window.current_view() == "script",
             window_owned=(window.takesPanel,), parent=window)
+        window.scriptView.undo_gives_back = self.router.script_undo_gives_back
 
         self.fileMenu = bar.addMenu("&File")
         self.fileMenu.setObjectName("fileMenu")

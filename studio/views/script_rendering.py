@@ -29,6 +29,7 @@ class RendersLines:
         speakers = {s.id: s for s in self.project.speakers()}
         order = {line.id: n for n, line in enumerate(self.project.lines())}
         requests, keys = [], []
+        speaker = None
         try:
             for line_id in sorted(line_ids, key=lambda i: order.get(i, 0)):
                 line, speaker = self.project.line(line_id), speakers[self.project.line(line_id).speaker]
@@ -41,12 +42,24 @@ class RendersLines:
                                              number=order.get(line_id, 0) + 1))
                 keys.append(line_id)
         except UserError as exc:
-            self.notice.show_message(str(exc))
+            sentence = self._with_undo(str(exc), speaker)
+            self.notice.show_message(sentence)
+            if speaker is not None and speaker.kind == "voice":  # gone once the voice is back
+                self._missing_said = (speaker.voice or "", sentence)
             return
         self._in_flight = {key: "queued" for key in keys}
         self.notice.clear_message()
         self.render_requested.emit(LinesRequest(tuple(requests), tuple(keys),
                                                 self.project.dictionary() or None))
+
+    def _with_undo(self, sentence: str, speaker) -> str:
+        """A deleted saved voice's sentence, saying that Undo brings it back when it would."""
+        from studio.views.undo import deleted_voice
+
+        if (speaker is not None and speaker.kind == "voice"
+                and self.undo_gives_back(deleted_voice(speaker.voice or ""))):
+            return f"{sentence.rstrip('.')}, or bring it back with Edit ▸ Undo (Ctrl+Z)."
+        return sentence
 
     def _saved(self, speaker):
         if speaker.kind != "voice":

@@ -23,7 +23,7 @@ VOICE_BOX_MOST = 30
 VOICE_BOX_TIP = ("A saved voice, or a voice described in words with a locked seed, so every "
                  "line sounds like the same person")
 RENDER_CHANGED = "Render changed"
-SEED_LOCKED = "Variation locked"
+SEED_LOCKED = "Same variation each render"  # the Clone and Design forms' words too
 EMPTY_HINT = ("Start a New script…, open a project, or drop a script here to import it: "
               "lines such as \"Alice: Hello.\", Markdown "
               "with # chapters, or SRT/VTT subtitles. Each name becomes a speaker.")
@@ -40,10 +40,12 @@ def saves_tip(name: str) -> str:
 
 
 def locked_tip(name: str, seed: int) -> str:
-    """What "Variation locked" means, in words (the seed only as a detail at the end)."""
+    """What SEED_LOCKED means and how to hear another variation, in words (the seed only
+    as a detail at the end)."""
     return (f"All of {name}'s lines keep one voice: a description fits many voices, and the "
-            "same one of them is used for each line. New variation tries another for one "
-            f"line only. (Variation number {seed}.)")
+            "same one of them renders every line, each time (changing the words keeps it). "
+            "To hear another for one line, select it and press New variation; its earlier "
+            f"takes stay to pick from. (Variation number {seed}.)")
 
 
 def render_changed_text(count: int) -> str:
@@ -64,8 +66,15 @@ class ShowsProject:
 
     def voices_changed(self) -> None:
         """A voice was saved, renamed or deleted: the speakers' voice list and the cast
-        (a voice saved from a take is picked here at once) read the library again."""
+        (a voice saved from a take is picked here at once) read the library again; the
+        sentence that a speaker's voice was missing goes once it is back (an undo)."""
         self._refresh()
+        said, self._missing_said = self._missing_said, None
+        if said is not None:
+            if said[0].lower() not in self._saved_names():
+                self._missing_said = said  # still missing
+            elif self.notice.text() == said[1]:
+                self.notice.clear_message()
 
     def takes_changed(self) -> None:
         """The take library changed (a take deleted or restored in the Takes panel): a

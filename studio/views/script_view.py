@@ -20,6 +20,7 @@ for the speaker chosen in the cast); F2 edits; Ctrl+Enter renders the selected l
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
@@ -111,6 +112,10 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         self._pronunciations = Pronunciations()  # the data folder's, read when it changes
         self._dictionary = None  # the open project's own Lexicon, read at each refresh
         self._reopened = ""  # said once past the model-ready line: the project open at quit
+        # Whether Edit ▸ Undo here would next take back what it names (deleted_voice(name));
+        # the window's menus answer it.
+        self.undo_gives_back: Callable[[object], bool] = lambda _about: False
+        self._missing_said: tuple[str, str] | None = None  # (voice, the sentence shown)
         self._build()
         self._connect()
         self._refresh()

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from studio.paths import data_dir
 from studio.views import file_dialogs
-from studio.views.undo import UndoStack, push_edit
+from studio.views.undo import UndoStack, deleted_voice, push_edit
 from studio.views.voice_card import VoiceCardDelegate
 from studio.views.voice_drag import DragBundles, VoiceList
 from studio.views.voices_model import ALL_TAGS, DEFAULT_SORT, SORTS, ReadsVoices, VoicesModel
@@ -56,8 +56,8 @@ def in_use_text(name: str, users: dict[str, list[str]]) -> str:
     which = "; ".join(f"the script '{script}' ({', '.join(speakers)})"
                       for script, speakers in users.items())
     return (f"The voice '{name}' speaks in {which}. Delete it anyway? Those lines cannot be "
-            "rendered again until you give the speaker another voice; Edit ▸ Undo brings "
-            "the voice back.")
+            "rendered again until you give the speaker another voice; Edit ▸ Undo (Ctrl+Z) "
+            "brings the voice back.")
 
 
 class VoicesView(ReadsVoices, QWidget):
@@ -397,7 +397,8 @@ class VoicesView(ReadsVoices, QWidget):
         voice_id = voice.id
         push_edit(self.undoStack, f"Delete the voice '{voice.name}'",
                   lambda: self.delete_requested.emit(voice_id),
-                  lambda: self.undelete_requested.emit(voice_id))
+                  lambda: self.undelete_requested.emit(voice_id),
+                  everywhere=deleted_voice(voice.name))
         self.undoBar.show_edit(f"Deleted the voice '{voice.name}'.")
 
     def undo_delete(self) -> None:

@@ -144,7 +144,7 @@ def test_a_laptop_screen_shows_generate_progress_and_cancel_in_every_state(
         studio.choose("speakerCombo", speaker)
         studio.type("speakerInstructEdit", instruct)
         studio.key("speakerInstructEdit", "Return")
-        studio.wait_until(lambda: studio.text("speakerSeedLabel") == "Variation locked", 10,
+        studio.wait_until(lambda: studio.text("speakerSeedLabel") == "Same variation each render", 10,
                           f"{speaker}'s voice")
     studio.type("exportPathEdit", str(studio.home / "breakfast.wav"))
     studio.choose("scriptPresetCombo", "Draft")

@@ -28,7 +28,7 @@ def _describe(studio, speaker: str, instruct: str) -> None:
     studio.choose("speakerCombo", speaker)
     studio.type("speakerInstructEdit", instruct)
     studio.key("speakerInstructEdit", "Return")
-    studio.wait_until(lambda: studio.text("speakerSeedLabel") == "Variation locked", 10,
+    studio.wait_until(lambda: studio.text("speakerSeedLabel") == "Same variation each render", 10,
                       f"{speaker}'s voice to get a locked variation")
 
 

@@ -180,6 +180,26 @@ def test_a_pick_the_description_did_not_set_is_named_as_kept(attributes):
     assert "Also kept" not in feedback.text() and "Understood" in feedback.text()
 
 
+def test_a_pick_over_the_words_is_named_as_replacing_them(attributes):
+    """Review 9: "an old man with a deep voice", then Female by hand: the instruct said
+    female while the feedback still said "Understood: male"."""
+    feedback = attributes.findChild(QLabel, "descriptionFeedback")
+    attributes.set_description("an old man with a deep voice")
+    assert "Understood: <b>male</b> · <b>elderly</b> · <b>low pitch</b>" in feedback.text()
+    gender = attributes.combos["gender"]
+    gender.setCurrentIndex(gender.findText("Female"))
+    assert attributes.instruct() == "female, elderly, low pitch"
+    assert "Understood: <b>elderly</b> · <b>low pitch</b>" in feedback.text()
+    assert "Your pick replaces: <b>male</b> → <b>female</b>" in feedback.text()
+    attributes.combos["pitch"].setCurrentIndex(0)  # —: the words' low pitch dropped too
+    assert "Your picks replace: <b>male</b> → <b>female</b> · <b>low pitch</b> → <b>—</b>" \
+        in feedback.text()
+    assert "Understood: <b>elderly</b>" in feedback.text() and "Also kept" not in feedback.text()
+    attributes.set_selection({"gender": "male", "age": "elderly", "pitch": "low pitch"})
+    assert "replace" not in feedback.text()  # the picks agree with the words again
+    assert "Understood: <b>male</b> · <b>elderly</b> · <b>low pitch</b>" in feedback.text()
+
+
 def test_description_accent_replaces_a_hand_picked_dialect(attributes):
     attributes.set_selection({"dialect": "四川话"})
     attributes.set_description("british accent")

@@ -283,6 +283,80 @@ def test_on_the_script_page_undo_is_the_projects(qtbot, window, data_writer, tmp
     assert len(window.takesPanel.model.takes()) == 1
 
 
+def delete_mia_for_bob(qtbot, window, controller, mia, tmp_path):
+    """Bob speaks in Mia's saved voice; Mia is deleted on the Voices page (as the worker
+    would, in the library too) and the user goes to the Script page."""
+    from studio.library.voices import VoiceLibrary
+
+    script = tmp_path / "breakfast.txt"
+    script.write_text(SCRIPT, encoding="utf-8")
+    window.scriptView.open(script)
+    project = window.scriptView.project
+    project.set_voice(project.speaker("Alice").id, "design", instruct="female, low pitch")
+    project.set_voice(project.speaker("Bob").id, "voice", voice="Mia")
+    shown(qtbot, window)
+    window.show_view("voices")
+    window.voicesView.refresh(select=mia.id)
+    window.voicesView.confirm = lambda title, text: True
+    window.voicesView.deleteButton.click()
+    with VoiceLibrary() as library:
+        library.delete(mia.id, undoable=True)
+    window.show_view("script")
+    return window.scriptView
+
+
+def edit_menu_undo(window) -> str:
+    window.menus.editMenu.aboutToShow.emit()
+    text = window.menus.undoAction.text() if window.menus.undoAction.isEnabled() else ""
+    window.menus.editMenu.aboutToHide.emit()
+    return text
+
+
+def test_a_voice_deleted_last_is_undone_from_the_script_page(
+        qtbot, window, controller, mia, tmp_path):
+    from studio.library.voices import VoiceLibrary
+
+    view = delete_mia_for_bob(qtbot, window, controller, mia, tmp_path)
+    assert edit_menu_undo(window) == "&Undo Delete the voice 'Mia'"  # was greyed out
+    view.renderAllButton.click()
+    assert view.notice.text() == ("Bob's saved voice 'Mia' is not in your voices; pick another "
+                                  "voice for them, or bring it back with Edit ▸ Undo (Ctrl+Z).")
+    press(qtbot, window, Qt.Key.Key_Z)
+    assert controller.named("undelete_voice") == [("undelete_voice", mia.id)]
+    assert len(view.project.lines()) == 2  # the script's own history untouched
+    with VoiceLibrary() as library:  # as the worker does, and says
+        library.undelete(mia.id)
+    window.voicesView.refresh()
+    view.voices_changed()
+    assert view.notice.text() == ""  # the voice is back: no sentence says it is missing
+    press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
+          | Qt.KeyboardModifier.ShiftModifier)  # and Redo deletes it again
+    assert controller.named("delete_voice") == [("delete_voice", mia.id)] * 2
+
+
+def test_a_script_edit_after_the_voice_deletion_is_undone_first(
+        qtbot, window, controller, mia, tmp_path):
+    view = delete_mia_for_bob(qtbot, window, controller, mia, tmp_path)
+    view.project.add_line(view.project.speaker("Alice").id, "A third line.")
+    view._refresh()
+    assert edit_menu_undo(window) == "&Undo script edit"
+    view.renderAllButton.click()  # Undo would take the line back first: not promised
+    assert view.notice.text() == ("Bob's saved voice 'Mia' is not in your voices; pick another "
+                                  "voice for them.")
+    press(qtbot, window, Qt.Key.Key_Z)
+    assert len(view.project.lines()) == 2 and controller.named("undelete_voice") == []
+    assert edit_menu_undo(window) == "&Undo Delete the voice 'Mia'"  # then the voice
+    press(qtbot, window, Qt.Key.Key_Z)
+    assert controller.named("undelete_voice") == [("undelete_voice", mia.id)]
+    press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
+          | Qt.KeyboardModifier.ShiftModifier)  # Redo goes forward in the same order
+    assert controller.named("delete_voice") == [("delete_voice", mia.id)] * 2
+    assert len(view.project.lines()) == 2
+    press(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
+          | Qt.KeyboardModifier.ShiftModifier)
+    assert len(view.project.lines()) == 3
+
+
 def test_the_shortcuts_sheet_is_read_from_the_real_keys(qtbot, window):
     window.show_view("clone")
     dialog = window.menus.show_shortcuts()

@@ -1,7 +1,8 @@
 """The Script view's "Voice of" row holds still while a person works in it (review 5,
 item 4): at 1024x640 the description box dropped to a row of its own once the first
-speaker had a description ("Variation locked" appeared beside it), so the next click
-landed on nothing and the second speaker's description was typed into nowhere."""
+speaker had a description ("Variation locked", now "Same variation each render",
+appeared beside it), so the next click landed on nothing and the second speaker's
+description was typed into nowhere."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def test_the_second_speakers_description_lands_where_the_box_was(qtbot, tmp_path
     click_and_type(qtbot, window, where, "female, young adult, british accent")
     anna, ben = view.project.speakers()
     assert view.project.speakers()[0].instruct == "female, young adult, british accent"
-    assert view.seedLabel.text() == "Variation locked"
+    assert view.seedLabel.text() == "Same variation each render"
     choose_in_cast(qtbot, view, 1)
     assert view.speakerCombo.currentData() == ben.id
     QApplication.processEvents()

@@ -92,10 +92,13 @@ def test_render_asks_for_the_lines_in_their_voices_with_locked_seeds(qtbot, view
     describe(qtbot, view, "Bob", "male, british accent")
     alice, bob = view.project.speakers()
     assert alice.seed is not None and bob.seed is not None and alice.seed != bob.seed
-    assert view.seedLabel.text() == "Variation locked"
+    assert view.seedLabel.text() == "Same variation each render"
     # In words first (review 5, item 7: it began "Variation 1544370769: …"); the number last.
     tip = view.seedLabel.toolTip()
     assert tip.startswith("All of Bob's lines keep one voice") and tip.endswith(f"{bob.seed}.)")
+    # Review 9: "Variation locked" said nothing of what it meant or how to change it.
+    assert "select it and press New variation" in tip
+    assert view.newSeedButton.text() == "New variation"  # the button the tip names
     with qtbot.waitSignal(view.render_requested) as asked:
         view.renderAllButton.click()
     request: LinesRequest = asked.args[0]

@@ -142,6 +142,17 @@ def test_file_dialogs_start_in_the_last_folder_or_home(tmp_path):
     assert start_folder(str(inside), avoid=data_dir()) == str(Path.home())
 
 
+def test_a_locked_variation_has_the_same_words_in_the_forms_and_the_script(window):
+    """Review 9: "Variation locked" beside a described speaker said nothing to a new user;
+    the forms' checkbox said "Lock". Both now say what it does, in the same words."""
+    from studio.views.script_showing import SEED_LOCKED
+
+    assert SEED_LOCKED == "Same variation each render"
+    for form in (window.cloneView.form, window.designView.form):
+        assert form.seedLock.text() == "Same each render"  # beside "Variation"
+        assert form.seedLock.accessibleName() == SEED_LOCKED
+
+
 def test_technical_knobs_keep_their_names_and_say_in_one_line_what_they_do(window):
     form = window.designView.form
     knobs = [form.guidanceSpin, form.tShiftSpin, form.takesSpin, form.seedLock, form.seedSpin,
