@@ -254,9 +254,12 @@ def take_seeds(base: int | None, count: int) -> list[int | None]:
 
 
 def ranked(results: Sequence[TakeJudgement]) -> list[int]:
-    """Indices best first: the highest combined score; unjudged takes last, in order."""
+    """Indices best first: the highest combined score, equal scores the later take first
+    (as the takes panel lists a batch, newest first, so the best named is the best listed
+    first in either order); unjudged takes last, in order."""
     return sorted(range(len(results)),
-                  key=lambda i: (results[i].combined is None, -(results[i].combined or 0.0), i))
+                  key=lambda i: (results[i].combined is None, -(results[i].combined or 0.0),
+                                 -i if results[i].combined is not None else i))
 
 
 def rescore(library, weights: dict[str, float]) -> int:

@@ -41,3 +41,10 @@ def test_none_passed_says_when_the_words_judge_could_not_run():
     assert said.endswith(" Words were not judged (no speech recogniser here, or it failed).")
     # Words judged on any take: nothing to add.
     assert "Words were" not in pass_note([_words_not_judged(0.5), _judged(0.4)], 0.7, 2)
+
+
+def test_equal_scores_name_the_later_take_the_one_listed_first():
+    """A CI journey: four takes with equal scores; the best named (and selected) was take
+    1/4, listed after take 4/4 in the newest-first batch and again under Best score first."""
+    assert best_note([_judged(0.5), _judged(0.7), _judged(0.7), None]) == \
+        "Best: take 3/4, score 70 of 100."

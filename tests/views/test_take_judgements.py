@@ -373,3 +373,19 @@ def test_takes_the_library_could_not_save_keep_their_judgements(qtbot, player):
     best = panel.current_take()
     assert is_unsaved(best.id) and best.id == ids[1] == panel.model.take(0).id
     assert panel.model.index(0).data(TakesModel.JudgementRole).combined == stored[1]["combined"]
+
+
+def test_the_best_of_equal_scores_is_first_in_either_order(writer):
+    """The take selected as best heads the batch newest first and under Best score first,
+    even when every take scored the same (a CI journey found it second)."""
+    from take_fixtures import add_judged
+
+    from studio.views.take_judgements import best_index
+    from studio.views.takes_model import BEST, NEWEST, arrange
+
+    made = [add_judged(writer, "Equal.", seed, batch="same") for seed in (1, 2, 3, 4)]
+    assert len({m.judgements["combined"] for m in made}) == 1  # the same score, all four
+    best = made[best_index([m.judgements for m in made])]
+    takes = writer.list()
+    for order in (NEWEST, BEST):
+        assert arrange(takes, {}, order)[0].take.id == best.id, order
