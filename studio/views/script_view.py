@@ -71,6 +71,7 @@ from studio.views.script_showing import (
     ShowsProject,
     render_changed_tip,
 )
+from studio.views.script_text_delegate import LineTextDelegate
 from studio.views.voices_model import ReadsVoices
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
@@ -177,6 +178,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         self.table.setObjectName("scriptLines")
         self.table.setAccessibleName("Script lines")
         self.table.setModel(self.model)
+        self.table.setItemDelegateForColumn(TEXT, LineTextDelegate(self.table))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                    | QAbstractItemView.EditTrigger.EditKeyPressed)
