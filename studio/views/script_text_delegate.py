@@ -7,9 +7,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLineEdit, QStyle, QStyledItemDelegate
 
-from studio.views.script_lines_model import TEXT
-
-EMPTY_LINE_HINT = "Type the line (“Name: …” sets who says it)"
+from studio.views.script_lines_model import EMPTY_LINE_HINT, EMPTY_LINE_TIP, TEXT
 
 
 class LineTextDelegate(QStyledItemDelegate):
@@ -33,4 +31,5 @@ class LineTextDelegate(QStyledItemDelegate):
         editor = super().createEditor(parent, option, index)
         if index.column() == TEXT and isinstance(editor, QLineEdit):
             editor.setPlaceholderText(EMPTY_LINE_HINT)
+            editor.setToolTip(EMPTY_LINE_TIP)
         return editor

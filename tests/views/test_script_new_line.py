@@ -1,16 +1,19 @@
 """A new line's text is empty, its grey hint painted and never stored (review 9, item 1:
 a stored "…" stayed in front of what was typed after a click, so "Alice: Hello there"
 became "…Alice: Hello there" and Alice was not recognised); an empty line is refused by
-a render or an export in one sentence."""
+a render in one sentence; and the Script page at 1024x640 keeps its Voice column and a
+project field hint that fits (review 9, item 12)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QStyleOptionViewItem
 from script_fixtures import open_cast, open_dialogue
+from studio_fakes import fake_window
 
-from studio.views.script_lines_model import TEXT
-from studio.views.script_text_delegate import EMPTY_LINE_HINT
+from studio.views.script_columns import TEXT_LEAST, VOICE_NARROW
+from studio.views.script_lines_model import EMPTY_LINE_HINT, EMPTY_LINE_TIP, TEXT, VOICE
 
 NO_TEXT = "Line 2 has no text yet; type what it says, or delete it."
 
@@ -46,6 +49,7 @@ def test_a_new_lines_text_is_empty_and_its_hint_is_painted_not_stored(qtbot, tmp
     line = view.project.lines()[1]
     assert line.text == ""
     assert view.model.index(1, TEXT).data() == ""
+    assert view.model.index(1, TEXT).data(Qt.ItemDataRole.ToolTipRole) == EMPTY_LINE_TIP
     view.select_row(0)  # the new line unselected: the hint in the cell's own colours
     qtbot.wait(50)
     assert inked(view, 1, TEXT) > 20, "the grey hint is painted in the empty cell"
@@ -106,4 +110,34 @@ def test_exporting_a_new_scripts_empty_line_says_it_has_no_text(qtbot, tmp_path,
     view.export()
     assert view.notice.text() == NO_TEXT.replace("Line 2", "Line 1")
     assert not (tmp_path / "play.wav").exists()
+    view.close_project()
+
+
+def test_the_script_page_at_1024x640_keeps_its_voice_column_and_a_whole_hint(qtbot, tmp_path):
+    window = fake_window(qtbot, tmp_path, size=(1024, 640))
+    window.show_view("script")
+    view = window.scriptView
+    edit = view.pathEdit
+    room = edit.contentsRect().width() - edit.textMargins().left() - edit.textMargins().right()
+    assert edit.fontMetrics().horizontalAdvance(edit.placeholderText()) < room - 8
+    assert ".vtt" in edit.toolTip(), "the whole wording in the tooltip"
+
+    script = tmp_path / "talk.txt"
+    script.write_text("Alice: Hello Bob, nice day.\nBob: It is indeed.\n", encoding="utf-8")
+    edit.setText(str(script))
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    table, header = view.table, view.table.horizontalHeader()
+    qtbot.waitUntil(lambda: view.model.rowCount() == 2)
+    qtbot.wait(50)
+    assert table.width() < 640, "the narrow table a 1024 px screen leaves"
+    assert not table.isColumnHidden(VOICE)
+    metrics = table.fontMetrics()
+    assert header.sectionSize(VOICE) >= metrics.horizontalAdvance(VOICE_NARROW)
+    assert header.sectionSize(TEXT) >= metrics.horizontalAdvance(TEXT_LEAST)
+    assert header.length() <= table.viewport().width(), "every column inside the table"
+    assert not table.horizontalScrollBar().isVisible()
+    italic = table.font()
+    italic.setItalic(True)
+    assert QFontMetrics(italic).horizontalAdvance(EMPTY_LINE_HINT) < header.sectionSize(TEXT) - 8, \
+        "a new line's hint whole in its cell"
     view.close_project()
