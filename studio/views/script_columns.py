@@ -11,7 +11,8 @@ from studio.views.script_lines_model import COLUMNS, LENGTH, NUMBER, SPEAKER, ST
 RESIZE_ROWS = 100  # rows the contents-sized columns measure (Qt's default: 1,000)
 WIDE_TABLE = 640  # px: from it the Voice column has room for a saved voice's name
 VOICE_NARROW = "⚠ No voice yet"  # what the narrowed Voice column still shows whole
-TEXT_LEAST = "x" * 14  # the Text column's least room; with less, the Voice column leaves
+TEXT_LEAST = "x" * 14  # the Text column's least room (or a quarter of the table, if more):
+# with less, the Voice column leaves (it repeats what the cast above says)
 
 _MODES = ((NUMBER, QHeaderView.ResizeMode.Fixed),
           (SPEAKER, QHeaderView.ResizeMode.ResizeToContents),
@@ -41,12 +42,12 @@ class LineColumns:
 
     def voice_width(self, narrow: bool) -> int:
         metrics = self.table.fontMetrics()
-        return metrics.horizontalAdvance(VOICE_NARROW) + 16 if narrow \
+        return metrics.horizontalAdvance(VOICE_NARROW) + 10 if narrow \
             else metrics.horizontalAdvance("x" * 18)
 
     def fit(self) -> None:
         """The Voice column narrowed below WIDE_TABLE, and hidden only where the Text
-        column would be left with less than TEXT_LEAST."""
+        column would be left with less than TEXT_LEAST or a quarter of the table."""
         header = self.table.horizontalHeader()
         narrow = self.table.width() < WIDE_TABLE
         if narrow != self._narrow:
@@ -54,6 +55,6 @@ class LineColumns:
             header.resizeSection(VOICE, self.voice_width(narrow))
         others = sum(header.sectionSize(c) for c in range(len(COLUMNS))
                      if c not in (TEXT, VOICE) and not header.isSectionHidden(c))
-        room = self.table.viewport().width() - others - self.voice_width(narrow)
-        self.table.setColumnHidden(
-            VOICE, room < self.table.fontMetrics().horizontalAdvance(TEXT_LEAST))
+        width = self.table.viewport().width()
+        least = max(self.table.fontMetrics().horizontalAdvance(TEXT_LEAST), width // 4)
+        self.table.setColumnHidden(VOICE, width - others - self.voice_width(narrow) < least)
