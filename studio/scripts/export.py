@@ -24,6 +24,7 @@ import numpy as np
 from studio.errors import UserError
 from studio.scripts.parse import Script
 from studio.scripts.render import DEFAULT_LUFS, Rendered, chapters, mix_lines, srt_text
+from studio.service.lines import check_spoken
 
 MIX_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
 WRITE_BLOCK = 1 << 18  # samples per write (1 MB of float32, 11 s at 24 kHz)
@@ -105,6 +106,7 @@ def mix_of_plan(plan: MixPlan, takes, lufs: float = DEFAULT_LUFS, *, missing: st
                 clip = None
         if clip is None:
             if missing == "refuse":
+                check_spoken(line.text, n + 1)  # no take because it has no words yet
                 raise UserError(f"Line {n + 1} has no take yet; render it before exporting.")
             continue
         if rate is not None and clip_rate != rate:

@@ -135,8 +135,11 @@ def render_script(engine, script: Script, voices: dict[str, VoiceSpec], options,
     """
     reuse = reuse or {}
     from studio.service.judging import take_seeds
+    from studio.service.lines import check_spoken
     from studio.service.voices import synthesis_items
 
+    for n, line in enumerate(script.lines, 1):
+        check_spoken(line.text, n)  # before any line renders, not after minutes of them
     missing = [s for s in script.speakers if s not in voices]
     if missing:
         raise UserError(f"The voice map has no voice for {', '.join(missing)}; add "

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from studio.errors import UserError
 from studio.service.requests import RenderRequest
 
 BATCH = 8  # lines per engine call: the script renderer's batch (studio.scripts.render)
@@ -27,6 +28,13 @@ def batches(lines: Sequence[RenderRequest]) -> list[list[int]]:
             for start in range(0, len(members), BATCH)]
 
 
+def check_spoken(text: str, number: int) -> None:
+    """Refuse script line ``number`` (from 1) when it has no words: a line just added is
+    empty until typed, and rendering it would make a take of nothing."""
+    if not text.strip():
+        raise UserError(f"Line {number} has no text yet; type what it says, or delete it.")
+
+
 def line_request(speaker, line, options, *, seed: int, saved=None, project: str | None = None,
                  number: int | None = None) -> RenderRequest:
     """The one-take request that renders a project ``line`` (studio.scripts.project) in
@@ -37,8 +45,7 @@ def line_request(speaker, line, options, *, seed: int, saved=None, project: str 
     Script lines get their pauses from the mix, so no padding; a line that must fill a
     cue is one chunk rendered to the frame, untrimmed (as ``script render`` does).
     """
-    from studio.errors import UserError
-
+    check_spoken(line.text, number or 1)
     options = replace(options, pad_duration=0.0)
     if line.steps is not None:
         options = replace(options, decode=replace(options.decode, num_step=line.steps))

@@ -70,7 +70,9 @@ class EditsLines:
         if speaker not in {s.id for s in speakers}:
             speaker = current.speaker if current is not None else speakers[0].id
         before = {line.id for line in self.project.lines()}
-        if not self._edit(self.project.add_line, speaker, "…",
+        # Empty, its editor and cell showing a grey hint (script_text_delegate): a "…"
+        # stored as its text stayed in front of whatever was typed after a click.
+        if not self._edit(self.project.add_line, speaker, "",
                           after=current.id if current is not None else None):
             return
         if self._made and not before:

@@ -279,6 +279,7 @@ class PlaysAndExports:
             export_plan,
             plan_mix,
         )
+        from studio.service.lines import check_spoken
 
         if self.project is None or self._export_job is not None:
             return
@@ -296,6 +297,11 @@ class PlaysAndExports:
             return
         missing = next((n for n, take in enumerate(plan.takes, 1) if take is None), None)
         if missing is not None:  # said here, where the button's words are known
+            try:
+                check_spoken(plan.script.lines[missing - 1].text, missing)
+            except UserError as exc:  # an empty line: rendering would not give it a take
+                self.notice.show_message(str(exc))
+                return
             self._no_take_said = (f"Line {missing} has no take yet; render it "
                                   f"({self.renderStaleButton.text()}) before exporting.")
             self.notice.show_message(self._no_take_said)

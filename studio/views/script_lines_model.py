@@ -33,6 +33,9 @@ STATUS_TIPS = {
     "queued": "Waiting for its turn in this render",
     "not rendered": "No take yet",
 }
+# A line with no text yet (one just added) shows these, never stored as its text.
+EMPTY_LINE_HINT = "Name: what they say"  # grey in the cell: fits it at 1024x640
+EMPTY_LINE_TIP = "Type what the line says; a leading \u201cName:\u201d makes Name its speaker."
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,7 @@ class ScriptLinesModel(QAbstractTableModel):
             if column in (NUMBER, TEXT) and row.chapter:
                 return f"Chapter \u201c{row.chapter}\u201d starts here.\n{row.text}"
             if column == TEXT:
-                return row.text
+                return row.text or EMPTY_LINE_TIP
             if column == VOICE:
                 return row.voice_problem or row.voice
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (NUMBER, LENGTH):

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -46,6 +45,7 @@ from PySide6.QtWidgets import (
 from studio.engine.options import PRESETS
 from studio.scripts.dictionary import Pronunciations, dictionary_text
 from studio.views.script_cast import CastPanel
+from studio.views.script_columns import LineColumns
 from studio.views.script_editing import EditsLines
 from studio.views.script_export import PlaysAndExports, build_export_row
 from studio.views.script_files import StartsScripts
@@ -53,12 +53,7 @@ from studio.views.script_import import (
     ImportsBooks,
 )
 from studio.views.script_lines_model import (
-    LENGTH,
-    NUMBER,
-    SPEAKER,
-    STATUS,
     TEXT,
-    VOICE,
     ScriptLinesModel,
 )
 from studio.views.script_live import ScriptListener
@@ -72,15 +67,14 @@ from studio.views.script_showing import (
     ShowsProject,
     render_changed_tip,
 )
+from studio.views.script_text_delegate import LineTextDelegate
 from studio.views.voices_model import ReadsVoices
 from studio.views.widgets.collapsible import CollapsibleSection
 from studio.views.widgets.labels import MessageLabel, heading_label, hint_label
 
-OPEN_HINT = "A project (.ovproj, new or existing) or a script to import (.txt, .md, .srt, .vtt)"
-
-
-NARROW_TABLE = 560  # px: below it the lines table leaves out the Voice column
-RESIZE_ROWS = 100  # rows the contents-sized columns measure (Qt's default: 1,000)
+OPEN_HINT = "Project (.ovproj) or script to import"  # fits the field at 1024x640
+OPEN_TIP = ("A project (.ovproj, new or existing) or a script to import (.txt, .md, .srt, "
+            ".vtt, .epub)")
 
 
 class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsVoices,
@@ -125,7 +119,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         self.pathEdit = QLineEdit()
         self.pathEdit.setObjectName("scriptPathEdit")
         self.pathEdit.setPlaceholderText(OPEN_HINT)
-        self.pathEdit.setToolTip(OPEN_HINT)
+        self.pathEdit.setToolTip(OPEN_TIP)
         self.pathEdit.setAcceptDrops(False)  # a dropped script opens, not pasted as text
         self.openButton = QPushButton("Open")
         self.openButton.setObjectName("openScriptButton")
@@ -182,26 +176,13 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         self.table.setObjectName("scriptLines")
         self.table.setAccessibleName("Script lines")
         self.table.setModel(self.model)
+        self.table.setItemDelegateForColumn(TEXT, LineTextDelegate(self.table))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                    | QAbstractItemView.EditTrigger.EditKeyPressed)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        for column, mode in ((NUMBER, QHeaderView.ResizeMode.Fixed),
-                             (SPEAKER, QHeaderView.ResizeMode.ResizeToContents),
-                             (VOICE, QHeaderView.ResizeMode.Interactive),
-                             (TEXT, QHeaderView.ResizeMode.Stretch),
-                             (STATUS, QHeaderView.ResizeMode.Fixed),
-                             (LENGTH, QHeaderView.ResizeMode.ResizeToContents)):
-            header.setSectionResizeMode(column, mode)
-        # Wide enough for the longest status, so the column does not jump as lines render.
-        header.resizeSection(STATUS, self.table.fontMetrics().horizontalAdvance("not rendered") + 16)
-        header.resizeSection(VOICE, self.table.fontMetrics().horizontalAdvance("x" * 18))
-        # Line numbers have at most 4 digits; measuring every row's contents made opening
-        # a 320-line book cost 250 ms of the GUI thread (under 100 ms now).
-        header.resizeSection(NUMBER, self.table.fontMetrics().horizontalAdvance("0000") + 16)
-        header.setResizeContentsPrecision(RESIZE_ROWS)
+        self.columns = LineColumns(self.table)  # Text takes what the others leave
         self.cast = CastPanel()  # every speaker, its voice, a preview, a gone voice's warning
         self.table.installEventFilter(self)
 
@@ -338,8 +319,7 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         for row in self.rows:
             if isinstance(row, ReflowRow):
                 row.reflow()
-        # The Voice column repeats the cast's (above): narrow, the Text column needs it.
-        self.table.setColumnHidden(VOICE, self.table.width() < NARROW_TABLE)
+        self.columns.fit()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -37,12 +37,12 @@ def test_typing_and_importing_read_a_speaker_the_same_way(typed):
 
 def test_a_typed_name_makes_a_new_speaker_and_drops_the_unused_narrator(project):
     narrator = project.add_speaker("Narrator", "design")
-    line = project.add_line(narrator, "…")
+    line = project.add_line(narrator, "")
     project.type_line(line, "Alice: Hello there.")
     assert said(project) == [("Alice", "Hello there.")]
     assert cast(project) == ["Alice"], "the voiceless Narrator no line speaks is gone"
     assert project.undo()
-    assert said(project) == [("Narrator", "…")] and cast(project) == ["Narrator"]
+    assert said(project) == [("Narrator", "")] and cast(project) == ["Narrator"]
     assert project.redo()
     assert said(project) == [("Alice", "Hello there.")]
 

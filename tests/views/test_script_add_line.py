@@ -71,5 +71,5 @@ def test_typing_a_name_and_a_colon_in_a_new_line_makes_the_speaker(qtbot, tmp_pa
     assert view.speakerCombo.currentText() == "Alice"
     assert said.args[0].startswith("Alice joined the cast")
     view.undo()
-    assert speaker_names(view) == ["Narrator"] and view.project.lines()[0].text == "…"
+    assert speaker_names(view) == ["Narrator"] and view.project.lines()[0].text == ""
     view.close_project()
