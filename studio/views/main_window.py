@@ -9,7 +9,7 @@ views in ``takes_voices.py``; the model state and the setup card in ``model_setu
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QCoreApplication, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
@@ -103,7 +103,7 @@ class MainWindow(QMainWindow):
         self._controller = controller
         self._player = player
         self._model_override = model_override
-        self._notices: list[str] = []  # start-up sentences the model-ready line must not hide
+        self._notices: list[tuple[str, str]] = []  # start-up sentences the model-ready line must not hide
         self._stopped: bool | None = None  # after shutdown: whether the worker thread stopped
         if audio_status is None:
             from studio.audio.backend import audio_status as probe
@@ -324,12 +324,14 @@ class MainWindow(QMainWindow):
                     self.statusBarWidget.show_message("")
             self.modelSetup.use_backend(config)
 
-    def show_notice(self, sentence: str) -> None:
+    def show_notice(self, sentence: str, details: str | None = None) -> None:
         """An error sentence for the start of the session (the last one crashed, an
         environment variable is ignored), kept on the status bar until the next message,
-        past the model-ready line; notices of one start are shown together."""
-        self._notices.append(sentence)
-        self.statusBarWidget.show_error(" ".join(self._notices))
+        past the model-ready line; notices of one start are shown together. ``details``
+        (the whole story, when ``sentence`` is its short form) goes in the tooltip."""
+        self._notices.append((sentence, details or sentence))
+        self.statusBarWidget.show_error(" ".join(short for short, _ in self._notices),
+                                        details=" ".join(whole for _, whole in self._notices))
 
     def report_uncaught(self) -> None:
         """An exception nobody caught was logged (any thread): say so on the status bar."""
@@ -389,6 +391,13 @@ class MainWindow(QMainWindow):
         self.voicesView.commit_notes()
         self.save_state()
         super().closeEvent(event)
+
+    def quit_now(self) -> None:
+        """Quit as File ▸ Quit does, without the question about running work: nobody
+        can answer it at a logout or shutdown (SIGTERM), so a running render is lost."""
+        self.quitQuestion.agree()
+        self.close()
+        QCoreApplication.quit()
 
     def shutdown(self) -> bool:
         """Quitting (``aboutToQuit``): keep what the user has, stop sound, stop the worker.

@@ -260,8 +260,9 @@ class StatusBar(QStatusBar):
     def show_message(self, text: str) -> None:
         self._message(text, error=False)
 
-    def show_error(self, text: str) -> None:
-        self._message(text, error=True)
+    def show_error(self, text: str, details: str | None = None) -> None:
+        """``details``: the whole sentence for the tooltip when ``text`` is a short form."""
+        self._message(text, error=True, details=details)
 
     def show_written(self, text: str, folder: str) -> None:
         """What an export wrote, and a "Show in folder" button that opens ``folder``
@@ -285,13 +286,14 @@ class StatusBar(QStatusBar):
 
     def message(self) -> str:
         """The sentence shown now, without its warning sign."""
-        return self.messageLabel.toolTip()
+        return self.messageLabel.property("sentence") or ""
 
-    def _message(self, text: str, error: bool) -> None:
+    def _message(self, text: str, error: bool, details: str | None = None) -> None:
         self._folder = None
         self.folderButton.hide()
         self.messageLabel.setProperty("kind", "error" if error else "info")
+        self.messageLabel.setProperty("sentence", text)
         self.messageLabel.setText(("⚠ " if error and text else "") + text)
-        self.messageLabel.setToolTip(text)
-        self.messageLabel.setAccessibleDescription(text)
+        self.messageLabel.setToolTip(details or text)
+        self.messageLabel.setAccessibleDescription(details or text)
         self.messageLabel.setStyleSheet(ERROR_STYLE if error else INFO_STYLE)

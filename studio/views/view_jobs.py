@@ -62,7 +62,8 @@ class ViewJobs(QObject):
                 return
         if (here and request.reference is not None and not (request.ref_text or "").strip()
                 and request.voice_id is None
-                and not self._model.asr_ready(view, lambda: self.render(view, request))):
+                and not self._model.asr_ready(view, lambda: self.render(view, request),
+                                              for_render=True)):
             return  # an empty transcript is transcribed first: asked before a download
         if self._stream():
             request = dataclasses.replace(request, stream=True)
