@@ -113,13 +113,13 @@ class MainWindow(QMainWindow):
 
         self.cloneView = CloneView(player, recorder=recorder, audio_status=audio_status)
         self.designView = DesignView(player, recorder=recorder, audio_status=audio_status)
-        self.voicesView = VoicesView(player)
+        self.voicesView = VoicesView(player, audio_status=audio_status)
         session = {"model/source": ("--model", model_override)} if model_override else None
         more = {"downloader": downloader} if downloader is not None else {}
         self.settingsView = SettingsView(settings, audio_status=audio_status,
                                          session_overrides=session, probe=accel_probe, **more)
         self.takesPanel = TakesPanel(player, controller=controller, audio_status=audio_status)
-        self.scriptView = ScriptView(player if self._can_play else None,
+        self.scriptView = ScriptView(player, audio_status=audio_status,
                                      takes=self.takesPanel.library)
         self.statusBarWidget = StatusBar()
         self.setStatusBar(self.statusBarWidget)
