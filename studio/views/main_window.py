@@ -98,6 +98,9 @@ class MainWindow(QMainWindow):
         # Before any child exists, so every combo and spin box is guarded as it is polished.
         self.wheelGuard = WheelGuard.install(self)
         self.setWindowTitle("OmniVoice Desktop")
+        # Tooltips (the whole of a cut-off status message among them) show on hover even
+        # while a dialog just closed has left no window active.
+        self.setAttribute(Qt.WidgetAttribute.WA_AlwaysShowToolTips)
         self.setAcceptDrops(True)  # scripts and projects: see dropEvent
         self._settings = settings
         self._controller = controller

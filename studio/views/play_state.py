@@ -15,3 +15,29 @@ def play_off(player, audio_status) -> str | None:
     if audio_status is not None and not audio_status.available:
         return audio_status.reason or "Playback is off."
     return None
+
+
+def play_icon(widget, which=None):
+    """The style's play (or ``which``) icon with a clearly faded disabled form: the
+    style's own greyed triangle looked ready to click (review 2, Clone's clip ▶)."""
+    from PySide6.QtCore import QSize, Qt
+    from PySide6.QtGui import QIcon, QPainter, QPixmap
+    from PySide6.QtWidgets import QStyle
+
+    icon = widget.style().standardIcon(which or QStyle.StandardPixmap.SP_MediaPlay)
+    faded = QIcon()
+    for size in icon.availableSizes() or [QSize(16, 16)]:
+        normal = icon.pixmap(size)
+        dim = QPixmap(normal.size())
+        dim.setDevicePixelRatio(normal.devicePixelRatio())
+        dim.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(dim)
+        painter.setOpacity(DISABLED_OPACITY)
+        painter.drawPixmap(0, 0, normal)
+        painter.end()
+        faded.addPixmap(normal, QIcon.Mode.Normal)
+        faded.addPixmap(dim, QIcon.Mode.Disabled)
+    return faded
+
+
+DISABLED_OPACITY = 0.3

@@ -17,12 +17,13 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QPushButton,
-    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
+
+from studio.views.play_state import play_icon
 
 MISSING_COLOUR = "#c62828"
 CAST_COLUMNS = ("Speaker", "Voice", "Lines", "")
@@ -130,7 +131,7 @@ class CastPanel(QWidget):
         self.entries = list(entries)
         blocked = self.table.blockSignals(True)
         self.table.setRowCount(len(entries))
-        play = self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay)
+        play = play_icon(self)
         for row, entry in enumerate(entries):
             name = QTableWidgetItem(swatch(entry.colour), entry.name)
             name.setForeground(QBrush(QColor(entry.colour or "#718096")))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QPainter, QPalette
-from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStatusBar, QWidget
+from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStatusBar, QToolTip, QWidget
 
 from studio.engine.accel_probe import ACCEL_LABELS
 from studio.model_state import ModelState, Phase
@@ -96,10 +96,20 @@ def elided_at_word(text: str, metrics, width: int) -> str:
 
 
 class ElidedLabel(QLabel):
-    """A one-line label that ends in "…" when it does not fit; text() stays whole."""
+    """A one-line label that ends in "…" when it does not fit; text() stays whole, in
+    the tooltip on hover and shown at once by a click (review 2: a cut-off error)."""
 
     def minimumSizeHint(self) -> QSize:
         return QSize(40, super().minimumSizeHint().height())
+
+    def is_elided(self) -> bool:
+        return elided_at_word(self.text(), self.fontMetrics(),
+                              self.contentsRect().width()) != self.text()
+
+    def mouseReleaseEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.toolTip():
+            QToolTip.showText(event.globalPosition().toPoint(), self.toolTip(), self)
+        super().mouseReleaseEvent(event)
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -259,6 +269,12 @@ class StatusBar(QStatusBar):
     # ------------------------------------------------------------------ messages
     def show_message(self, text: str) -> None:
         self._message(text, error=False)
+
+    def move_on(self) -> None:
+        """The user did something that worked (a clip loaded): an error from before is
+        no longer news, so it goes (a message that is not an error stays)."""
+        if self.is_error():
+            self.show_message("")
 
     def show_error(self, text: str, details: str | None = None) -> None:
         """``details``: the whole sentence for the tooltip when ``text`` is a short form."""

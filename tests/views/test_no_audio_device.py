@@ -73,3 +73,22 @@ def test_with_a_device_the_clip_buttons_play(window_with):
     for name in ("clone clip", "design clip", "voice clip", "cast preview"):
         assert buttons[name].isEnabled(), name
         assert "Playback is off" not in buttons[name].toolTip(), name
+
+
+def test_a_greyed_play_icon_is_faint(qtbot):
+    """Clone's icon-only ▶ looked ready when greyed (the style's disabled triangle is dark)."""
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QPushButton
+
+    from studio.views.play_state import DISABLED_OPACITY, play_icon
+
+    button = QPushButton()
+    qtbot.addWidget(button)
+
+    def darkest_alpha(mode) -> int:
+        image = play_icon(button).pixmap(16, 16, mode).toImage()
+        return max(image.pixelColor(x, y).alpha()
+                   for x in range(image.width()) for y in range(image.height()))
+
+    assert darkest_alpha(QIcon.Mode.Normal) > 200
+    assert darkest_alpha(QIcon.Mode.Disabled) <= 255 * DISABLED_OPACITY + 1
