@@ -220,8 +220,10 @@ class ModelSetup(QObject):
         and on the status bar, in red unless the user cancelled."""
         view = self._asr_view or self._window.cloneView
         error = "cancelled" not in sentence
-        if self._asr_for_render:
-            view.form.show_message(sentence, error=error)
+        if self._asr_for_render and error:  # about this clip: it goes when the clip changes
+            view.on_failed(sentence, view.reference.reference())
+        elif self._asr_for_render:
+            view.form.show_message(sentence, error=False)
         else:
             view.reference.show_message(sentence, error=error)
         status = self._window.statusBarWidget

@@ -123,9 +123,13 @@ def offline(repo, on_progress=None, cancel=None):
 
 @pytest.mark.parametrize("asked_by", ["generate", "transcribe"])
 def test_a_failed_download_is_said_whole_beside_the_button_that_asked(qtbot, tmp_path, clip,
-                                                                     asked_by):
+                                                                     asked_by, speech):
     """Review 2: offline, Generate's download failed only on the status bar, cut off at
     1024 px and not red; it is said whole by the button that asked, and in red below."""
+    import soundfile as sf
+
+    other_clip = tmp_path / "another.wav"
+    sf.write(other_clip, speech(1.5, seed=2), 24000)
     window, controller = make_window(qtbot, tmp_path, offline, on_disk=lambda model: None)
     window.modelStatus.ready("/m/OmniVoice")
     view = window.cloneView
@@ -143,6 +147,8 @@ def test_a_failed_download_is_said_whole_beside_the_button_that_asked(qtbot, tmp
     assert beside.text() == OFFLINE and beside.is_error() and beside.isVisible()
     assert OFFLINE not in other.text()
     assert not controller.named("render") and not controller.named("transcribe")
+    view.reference.set_reference(other_clip)  # the sentence was about the old clip
+    assert OFFLINE not in beside.text() and not status.is_error()
 
 
 def test_a_missing_whisper_is_one_sentence_and_never_a_silent_download(monkeypatch, tmp_path):
