@@ -36,10 +36,12 @@ def make_window(qtbot, tmp_path, downloader, on_disk):
     return window, controller
 
 
-def question(qtbot) -> QMessageBox:
+def question(qtbot, window=None) -> QMessageBox:
+    """The question shown (``window``'s own, when given: an earlier test's may linger)."""
     def shown() -> list:
         return [w for w in QApplication.topLevelWidgets()
-                if w.objectName() == "asrDownloadQuestion" and w.isVisible()]
+                if w.objectName() == "asrDownloadQuestion" and w.isVisible()
+                and (window is None or w.parentWidget() is window)]
 
     qtbot.waitUntil(lambda: bool(shown()), timeout=3000)
     return shown()[0]
@@ -137,7 +139,7 @@ def test_a_failed_download_is_said_whole_beside_the_button_that_asked(qtbot, tmp
     view.form.textEdit.setPlainText("Hello there.")
     button = view.form.generateButton if asked_by == "generate" else view.reference.transcribeButton
     button.click()
-    box = question(qtbot)
+    box = question(qtbot, window)
     box.findChild(type(box.buttons()[0]), "asrDownloadButton").click()
     status = window.statusBarWidget
     qtbot.waitUntil(lambda: status.message() == OFFLINE, timeout=5000)
