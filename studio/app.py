@@ -83,9 +83,10 @@ def run(argv: list[str], *, log_path: Path | None = None, hooks=None) -> int:
     """
     from PySide6.QtCore import qInstallMessageHandler
 
-    from studio.crash import SessionMarker, abnormal_end_message
+    from studio.crash import ABNORMAL_END, SessionMarker, abnormal_end_message
     from studio.garbage import MainThreadCollector
     from studio.paths import data_dir
+    from studio.views.stop_signals import StopSignals
 
     app = QApplication.instance() or QApplication(list(argv))
     app.setOrganizationName(ORGANIZATION)
@@ -106,14 +107,17 @@ def run(argv: list[str], *, log_path: Path | None = None, hooks=None) -> int:
         hooks.notify = window.report_uncaught
     window.show()
     if crashed_before:
-        window.show_notice(abnormal_end_message(log_path))
+        window.show_notice(ABNORMAL_END, details=abnormal_end_message(log_path))
     _attach_driver(window)
     window.load_model()  # queued to the worker thread; the window is already up
     collector = MainThreadCollector(app)
     collector.start()
+    # A logout or shutdown (SIGTERM) quits as File ▸ Quit does: not a crash next time.
+    stops = StopSignals(window.quit_now, app)
     try:
         code = app.exec()
     finally:
+        stops.remove()
         collector.stop()
         qInstallMessageHandler(previous_qt_handler)
     stopped = window.shutdown()  # ran at aboutToQuit; this reads its answer

@@ -20,7 +20,11 @@ MARKER_NAME = "session.lock"
 RUNNING, CLOSED = "running", "closed"
 
 
+ABNORMAL_END = "The last session ended abnormally; Help ▸ Open log file shows why."
+
+
 def abnormal_end_message(log_path: Path | None) -> str:
+    """The whole sentence, for the status bar's tooltip (``ABNORMAL_END`` is what fits)."""
     where = f"the log file {log_path}" if log_path else "the log file in the data folder"
     return (f"The last session ended abnormally (a crash or a forced quit); {where} has what "
             "it left behind.")

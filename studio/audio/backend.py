@@ -175,9 +175,22 @@ def _open(kind: str, callback: Callable[..., None], samplerate: int, device: int
             callback=callback,
         )
     except (sd.PortAudioError, ValueError) as exc:
+        # PortAudio's words ("Error querying device -1") go to the log, not the window.
+        log.warning("opening the %s device %s failed: %s", what, device, describe_error(exc))
+        if device is None and _no_default(sd, kind):
+            raise AudioError(NO_OUTPUT_DEVICE if kind == "output" else NO_INPUT_DEVICE) from None
         raise AudioError(
-            f"{action} failed: the audio {what} device could not be opened ({describe_error(exc)})."
+            f"{action} failed: the audio {what} device could not be opened (it may be in use "
+            "by another program, or unplugged); choose another in Settings."
         ) from None
+
+
+def _no_default(sd: Any, kind: str) -> bool:
+    """Whether PortAudio has no default device of that kind (it says "device -1")."""
+    try:
+        return int(sd.query_hostapis(sd.default.hostapi)[f"default_{kind}_device"]) < 0
+    except Exception:  # the audio system did not answer that either: no usable device
+        return True
 
 
 def open_output_stream(

@@ -133,6 +133,9 @@ class AsrDownload(QObject):
             self.dialog.close()
             self.dialog.deleteLater()
             self.dialog = None
+            # The window the user goes back to gets the keyboard (and its tooltips) again:
+            # without a window manager to do it, nothing had the focus after the dialog.
+            self._parent.window().activateWindow()
 
     @Slot(str, str)
     def _done(self, _repo: str, _path: str) -> None:

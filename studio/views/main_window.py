@@ -9,7 +9,7 @@ views in ``takes_voices.py``; the model state and the setup card in ``model_setu
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QCoreApplication, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
@@ -98,12 +98,15 @@ class MainWindow(QMainWindow):
         # Before any child exists, so every combo and spin box is guarded as it is polished.
         self.wheelGuard = WheelGuard.install(self)
         self.setWindowTitle("OmniVoice Desktop")
+        # Tooltips (the whole of a cut-off status message among them) show on hover even
+        # while a dialog just closed has left no window active.
+        self.setAttribute(Qt.WidgetAttribute.WA_AlwaysShowToolTips)
         self.setAcceptDrops(True)  # scripts and projects: see dropEvent
         self._settings = settings
         self._controller = controller
         self._player = player
         self._model_override = model_override
-        self._notices: list[str] = []  # start-up sentences the model-ready line must not hide
+        self._notices: list[tuple[str, str]] = []  # start-up sentences the model-ready line must not hide
         self._stopped: bool | None = None  # after shutdown: whether the worker thread stopped
         if audio_status is None:
             from studio.audio.backend import audio_status as probe
@@ -113,13 +116,13 @@ class MainWindow(QMainWindow):
 
         self.cloneView = CloneView(player, recorder=recorder, audio_status=audio_status)
         self.designView = DesignView(player, recorder=recorder, audio_status=audio_status)
-        self.voicesView = VoicesView(player)
+        self.voicesView = VoicesView(player, audio_status=audio_status)
         session = {"model/source": ("--model", model_override)} if model_override else None
         more = {"downloader": downloader} if downloader is not None else {}
         self.settingsView = SettingsView(settings, audio_status=audio_status,
                                          session_overrides=session, probe=accel_probe, **more)
         self.takesPanel = TakesPanel(player, controller=controller, audio_status=audio_status)
-        self.scriptView = ScriptView(player if self._can_play else None,
+        self.scriptView = ScriptView(player, audio_status=audio_status,
                                      takes=self.takesPanel.library)
         self.statusBarWidget = StatusBar()
         self.setStatusBar(self.statusBarWidget)
@@ -324,12 +327,14 @@ class MainWindow(QMainWindow):
                     self.statusBarWidget.show_message("")
             self.modelSetup.use_backend(config)
 
-    def show_notice(self, sentence: str) -> None:
+    def show_notice(self, sentence: str, details: str | None = None) -> None:
         """An error sentence for the start of the session (the last one crashed, an
         environment variable is ignored), kept on the status bar until the next message,
-        past the model-ready line; notices of one start are shown together."""
-        self._notices.append(sentence)
-        self.statusBarWidget.show_error(" ".join(self._notices))
+        past the model-ready line; notices of one start are shown together. ``details``
+        (the whole story, when ``sentence`` is its short form) goes in the tooltip."""
+        self._notices.append((sentence, details or sentence))
+        self.statusBarWidget.show_error(" ".join(short for short, _ in self._notices),
+                                        details=" ".join(whole for _, whole in self._notices))
 
     def report_uncaught(self) -> None:
         """An exception nobody caught was logged (any thread): say so on the status bar."""
@@ -389,6 +394,13 @@ class MainWindow(QMainWindow):
         self.voicesView.commit_notes()
         self.save_state()
         super().closeEvent(event)
+
+    def quit_now(self) -> None:
+        """Quit as File ▸ Quit does, without the question about running work: nobody
+        can answer it at a logout or shutdown (SIGTERM), so a running render is lost."""
+        self.quitQuestion.agree()
+        self.close()
+        QCoreApplication.quit()
 
     def shutdown(self) -> bool:
         """Quitting (``aboutToQuit``): keep what the user has, stop sound, stop the worker.

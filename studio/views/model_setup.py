@@ -36,6 +36,7 @@ class ModelSetup(QObject):
         asr = {k: v for k, v in (("downloader", asr_downloader), ("on_disk", asr_on_disk)) if v}
         self.asr = AsrDownload(window, lambda: window._settings.value("asr/model"), **asr)
         self._asr_view = None  # the view whose transcription waits on the ASR download
+        self._asr_for_render = False  # whether its Generate (not Transcribe) asked for it
         # Whether the speech server answers, before Generate is enabled for it.
         self.probe = server_probe if server_probe is not None else ConnectionTest(self)
         self.retry = QTimer(self)
@@ -80,11 +81,13 @@ class ModelSetup(QObject):
         self.status.use_server(config.url if config is not None else None)
         self.probe_server()
 
-    def asr_ready(self, view, then: Callable[[], None]) -> bool:
-        """Whether Whisper is here; if not, the user is asked and ``then`` runs after."""
+    def asr_ready(self, view, then: Callable[[], None], *, for_render: bool = False) -> bool:
+        """Whether Whisper is here; if not, the user is asked and ``then`` runs after.
+        ``for_render``: a Generate asked for it, so a failed download is said by Generate."""
         if self.asr.ready_or_ask(then):
             return True
         self._asr_view = view
+        self._asr_for_render = for_render
         view.reference.set_transcribing(False)
         return False
 
@@ -213,6 +216,15 @@ class ModelSetup(QObject):
 
     @Slot(str)
     def _asr_failed(self, sentence: str) -> None:
+        """Said in full beside the button that asked (Generate, or Transcribe by the clip)
+        and on the status bar, in red unless the user cancelled."""
         view = self._asr_view or self._window.cloneView
-        view.reference.show_message(sentence, error="cancelled" not in sentence)
-        self._window.statusBarWidget.show_message(sentence)
+        error = "cancelled" not in sentence
+        if self._asr_for_render and error:  # about this clip: it goes when the clip changes
+            view.on_failed(sentence, view.reference.reference())
+        elif self._asr_for_render:
+            view.form.show_message(sentence, error=False)
+        else:
+            view.reference.show_message(sentence, error=error)
+        status = self._window.statusBarWidget
+        status.show_error(sentence) if error else status.show_message(sentence)

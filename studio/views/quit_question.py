@@ -72,6 +72,12 @@ class QuitQuestion(QObject):
         self.box = box
         box.open()  # window-modal, not exec(): the render goes on while the question waits
 
+    def agree(self) -> None:
+        """Quitting loses the running work without asking (a shutdown is under way)."""
+        self._agreed = True
+        if self.box is not None:
+            self.box.close()
+
     def _forget(self) -> None:
         self.box = None
 

@@ -37,6 +37,7 @@ from studio.sound.clip_check import best_window, check_clip
 from studio.sound.files import read_audio, write_audio_atomic
 from studio.views import file_dialogs
 from studio.views.clip_meter import ClipMeter
+from studio.views.play_state import play_icon, play_off
 from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.fitted_height import FitsItsWidth
 from studio.views.widgets.labels import MessageLabel, hint_label
@@ -332,8 +333,8 @@ class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a nar
     # ------------------------------------------------------------------ state in
     def set_audio_status(self, status: AudioStatus) -> None:
         """Enable Play and Record from what the audio probe found; say why when off."""
-        self._can_play = bool(status.available) and self._player is not None
-        self._play_reason = (status.reason or "Playback is off.") if not self._can_play else None
+        self._play_reason = play_off(self._player, status)
+        self._can_play = self._play_reason is None
         self._can_record = status.recording_reason is None
         self._record_reason = status.recording_reason
         self._refresh()
@@ -708,7 +709,7 @@ class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a nar
     def _refresh_play(self) -> None:
         playing = self._mine() and self._player.state() == "playing"
         icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
-        self.playButton.setIcon(self.style().standardIcon(icon))
+        self.playButton.setIcon(play_icon(self, icon))
         # No playback while recording: the speakers would leak into the microphone.
         enabled = self._can_play and self._audio is not None and not self.is_recording()
         self.playButton.setEnabled(enabled)

@@ -17,12 +17,13 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QPushButton,
-    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
+
+from studio.views.play_state import play_icon
 
 MISSING_COLOUR = "#c62828"
 CAST_COLUMNS = ("Speaker", "Voice", "Lines", "")
@@ -97,9 +98,10 @@ class CastPanel(QWidget):
     preview_requested = Signal(int)  # speaker id
     speaker_chosen = Signal(int)  # speaker id: show its voice for editing
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, *, play_off: str | None = None):
         super().__init__(parent)
         self.setObjectName("scriptCast")
+        self._play_off = play_off  # why the previews are greyed (None: they play)
         self.setAccessibleName("Cast")
         self.entries: list[CastEntry] = []
         self.table = QTableWidget(0, len(CAST_COLUMNS))
@@ -129,7 +131,7 @@ class CastPanel(QWidget):
         self.entries = list(entries)
         blocked = self.table.blockSignals(True)
         self.table.setRowCount(len(entries))
-        play = self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay)
+        play = play_icon(self)
         for row, entry in enumerate(entries):
             name = QTableWidgetItem(swatch(entry.colour), entry.name)
             name.setForeground(QBrush(QColor(entry.colour or "#718096")))
@@ -149,8 +151,8 @@ class CastPanel(QWidget):
             button.setObjectName(f"castPreview{row + 1}")
             button.setFlat(True)
             button.setAccessibleName(f"Preview {entry.name}'s voice")
-            button.setToolTip(f"Hear {entry.name}'s voice" if not entry.problem else entry.problem)
-            button.setEnabled(not entry.problem)
+            button.setToolTip(entry.problem or self._play_off or f"Hear {entry.name}'s voice")
+            button.setEnabled(not entry.problem and self._play_off is None)
             button.clicked.connect(lambda _c=False, s=entry.speaker_id: self.preview_requested.emit(s))
             self.table.setCellWidget(row, PREVIEW, button)
         self.select_speaker(keep)

@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 
 from studio.engine.options import PRESETS
 from studio.scripts.dictionary import Pronunciations, dictionary_text
+from studio.views.play_state import play_off
 from studio.views.script_cast import CastPanel
 from studio.views.script_columns import LineColumns
 from studio.views.script_editing import EditsLines
@@ -88,10 +89,14 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
     line_takes_shown = Signal(object, object)  # the current line's take ids, its chosen one
     play_failed = Signal(str)
 
-    def __init__(self, player=None, *, takes=None, library=None, parent: QWidget | None = None):
+    def __init__(self, player=None, *, takes=None, library=None, audio_status=None,
+                 parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("scriptView")
         self.setAccessibleName("Script view")
+        # Every play button here follows the window's one audio status (greyed, its reason).
+        self._play_off = play_off(player, audio_status)
+        player = player if self._play_off is None else None
         self._player = player
         self._takes = takes  # () -> the read-only TakeLibrary (or None)
         self._library = library
@@ -183,7 +188,8 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
         self.columns = LineColumns(self.table)  # Text takes what the others leave
-        self.cast = CastPanel()  # every speaker, its voice, a preview, a gone voice's warning
+        # every speaker, its voice, a preview, a gone voice's warning
+        self.cast = CastPanel(play_off=self._play_off)
         self.table.installEventFilter(self)
 
         self.lineSpeakerCombo = QComboBox()
@@ -256,8 +262,8 @@ class ScriptView(EditsLines, ShowsProject, RendersLines, PlaysAndExports, ReadsV
         self.cancelButton.setObjectName("cancelScriptButton")
         self.playButton = QPushButton("Play from line")
         self.playButton.setObjectName("playScriptButton")
-        self.playButton.setToolTip("Play the mix from the selected line; the row being heard "
-                                   "follows (Ctrl+Space)")
+        self.playButton.setToolTip(self._play_off or "Play the mix from the selected line; "
+                                   "the row being heard follows (Ctrl+Space)")
         self.progress = QProgressBar()
         self.progress.setObjectName("scriptProgress")
         self.progress.setTextVisible(True)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QPainter, QPalette
-from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStatusBar, QWidget
+from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStatusBar, QToolTip, QWidget
 
 from studio.engine.accel_probe import ACCEL_LABELS
 from studio.model_state import ModelState, Phase
@@ -96,10 +96,20 @@ def elided_at_word(text: str, metrics, width: int) -> str:
 
 
 class ElidedLabel(QLabel):
-    """A one-line label that ends in "…" when it does not fit; text() stays whole."""
+    """A one-line label that ends in "…" when it does not fit; text() stays whole, in
+    the tooltip on hover and shown at once by a click (review 2: a cut-off error)."""
 
     def minimumSizeHint(self) -> QSize:
         return QSize(40, super().minimumSizeHint().height())
+
+    def is_elided(self) -> bool:
+        return elided_at_word(self.text(), self.fontMetrics(),
+                              self.contentsRect().width()) != self.text()
+
+    def mouseReleaseEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.toolTip():
+            QToolTip.showText(event.globalPosition().toPoint(), self.toolTip(), self)
+        super().mouseReleaseEvent(event)
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -260,8 +270,15 @@ class StatusBar(QStatusBar):
     def show_message(self, text: str) -> None:
         self._message(text, error=False)
 
-    def show_error(self, text: str) -> None:
-        self._message(text, error=True)
+    def move_on(self) -> None:
+        """The user did something that worked (a clip loaded): an error from before is
+        no longer news, so it goes (a message that is not an error stays)."""
+        if self.is_error():
+            self.show_message("")
+
+    def show_error(self, text: str, details: str | None = None) -> None:
+        """``details``: the whole sentence for the tooltip when ``text`` is a short form."""
+        self._message(text, error=True, details=details)
 
     def show_written(self, text: str, folder: str) -> None:
         """What an export wrote, and a "Show in folder" button that opens ``folder``
@@ -285,13 +302,14 @@ class StatusBar(QStatusBar):
 
     def message(self) -> str:
         """The sentence shown now, without its warning sign."""
-        return self.messageLabel.toolTip()
+        return self.messageLabel.property("sentence") or ""
 
-    def _message(self, text: str, error: bool) -> None:
+    def _message(self, text: str, error: bool, details: str | None = None) -> None:
         self._folder = None
         self.folderButton.hide()
         self.messageLabel.setProperty("kind", "error" if error else "info")
+        self.messageLabel.setProperty("sentence", text)
         self.messageLabel.setText(("⚠ " if error and text else "") + text)
-        self.messageLabel.setToolTip(text)
-        self.messageLabel.setAccessibleDescription(text)
+        self.messageLabel.setToolTip(details or text)
+        self.messageLabel.setAccessibleDescription(details or text)
         self.messageLabel.setStyleSheet(ERROR_STYLE if error else INFO_STYLE)

@@ -58,6 +58,7 @@ from studio.library.project_takes import ProjectTakes
 from studio.library.session_takes import SessionTakes, TakeShelf, is_unsaved
 from studio.library.takes import NO_PROJECT
 from studio.service.snapshot import unsaved_take
+from studio.views.play_state import play_off
 from studio.views.prepared_files import PressList
 from studio.views.take_delegate import STAR_ON, TakeDelegate
 from studio.views.take_detail import TakeDetail
@@ -524,12 +525,7 @@ class TakesPanel(QWidget):
     # ------------------------------------------------------------------ playback
     def set_audio_status(self, status) -> None:
         """Play needs a player and a working output; otherwise the button says why not."""
-        if self._player is None:
-            self._reason = "Playback is off: no player."
-        elif not status.available:
-            self._reason = status.reason or "Playback is off."
-        else:
-            self._reason = None
+        self._reason = play_off(self._player, status)
         self._refresh_play()
 
     def toggle(self) -> None:

@@ -42,7 +42,7 @@ class ViewJobs(QObject):
             view.render_requested.connect(lambda request, v=view: self.render(v, request))
             view.cancel_requested.connect(lambda v=view: self.cancel(v))
             view.transcribe_requested.connect(lambda path, v=view: self.transcribe(v, path))
-            view.reference.reference_changed.connect(lambda _path: self._clip_changed())
+            view.reference.reference_changed.connect(self._clip_changed)
         clone.save_voice_requested.connect(lambda request: self.save_voice(clone, request))
         script.render_requested.connect(lambda request: self.render_lines(script, request))
         script.cancel_requested.connect(lambda: self.cancel(script))
@@ -62,7 +62,8 @@ class ViewJobs(QObject):
                 return
         if (here and request.reference is not None and not (request.ref_text or "").strip()
                 and request.voice_id is None
-                and not self._model.asr_ready(view, lambda: self.render(view, request))):
+                and not self._model.asr_ready(view, lambda: self.render(view, request),
+                                              for_render=True)):
             return  # an empty transcript is transcribed first: asked before a download
         if self._stream():
             request = dataclasses.replace(request, stream=True)
@@ -80,10 +81,13 @@ class ViewJobs(QObject):
         self._status.show_error(refusal.sentence)
         self._clip_refusal = refusal.sentence if refusal.clip is not None else None
 
-    def _clip_changed(self) -> None:
-        """A sentence about a clip goes with the clip (the view clears its own)."""
+    def _clip_changed(self, path=None) -> None:
+        """A sentence about a clip goes with the clip (the view clears its own); a clip
+        loaded is the user's next step that worked, so any older error goes too."""
         if self._clip_refusal is not None and self._status.message() == self._clip_refusal:
             self._status.show_message("")
+        elif path is not None:
+            self._status.move_on()
         self._clip_refusal = None
 
     def render_lines(self, view, request: LinesRequest) -> None:

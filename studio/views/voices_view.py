@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from studio.paths import data_dir
 from studio.views import file_dialogs
+from studio.views.play_state import play_off
 from studio.views.undo import UndoStack, deleted_voice, push_edit
 from studio.views.voice_card import VoiceCardDelegate
 from studio.views.voice_drag import DragBundles, VoiceList
@@ -74,12 +75,15 @@ class VoicesView(ReadsVoices, QWidget):
     show_takes_requested = Signal(str)  # voice id: filter the takes panel by it
     play_failed = Signal(str)  # a sentence for the status bar
 
-    def __init__(self, player=None, library=None, parent: QWidget | None = None):
+    def __init__(self, player=None, library=None, parent: QWidget | None = None, *,
+                 audio_status=None):
         super().__init__(parent)
         self.setObjectName("voicesView")
         self.setAccessibleName("Voices view")
         self.setAcceptDrops(True)
-        self._player = player
+        # Play follows the window's one audio status: greyed, with its reason, when off.
+        self._play_off = play_off(player, audio_status)
+        self._player = player if self._play_off is None else None
         self._library = library  # None: the data folder's, read-only, opened on first use
         self._drags = DragBundles(self.library)
         self.undoStack = UndoStack(self)  # the window's, once it has one
@@ -348,6 +352,8 @@ class VoicesView(ReadsVoices, QWidget):
                    and self._player.state() == "playing")
         self.playButton.setText("⏸ Pause" if playing else "▶ Play clip")
         self.playButton.setEnabled(voice is not None and self._player is not None)
+        self.playButton.setToolTip(self._play_off or ("Pause the voice's clip" if playing
+                                                      else "Play the voice's clip"))
 
     # ------------------------------------------------------------------ intents
     def _rename(self) -> None:

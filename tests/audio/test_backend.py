@@ -87,3 +87,25 @@ def test_a_missing_device_is_one_sentence(null_output):
     message = str(caught.value)
     assert message.startswith("Playback failed: the audio output device could not be opened (")
     assert one_sentence(message)
+    assert "9999" not in message and "Invalid" not in message, "PortAudio's words stay in the log"
+
+
+def test_no_default_output_device_says_playback_is_off(null_output, monkeypatch):
+    """Review 2: "(Error querying device -1)" reached the window when there is no device."""
+    sd = backend.import_sounddevice()
+    real = sd.query_hostapis
+
+    def no_default(index=None):
+        info = dict(real(index))
+        info["default_output_device"] = -1
+        return info
+
+    def refuse(*args, **kwargs):
+        raise sd.PortAudioError("Error querying device -1")
+
+    monkeypatch.setattr(sd, "query_hostapis", no_default)
+    monkeypatch.setattr(sd, "check_output_settings", refuse)
+    monkeypatch.setattr(sd, "query_devices", refuse)
+    with pytest.raises(backend.AudioError) as caught:
+        backend.open_output_stream(lambda *a: None, 24000, None)
+    assert str(caught.value) == backend.NO_OUTPUT_DEVICE

@@ -36,10 +36,12 @@ def make_window(qtbot, tmp_path, downloader, on_disk):
     return window, controller
 
 
-def question(qtbot) -> QMessageBox:
+def question(qtbot, window=None) -> QMessageBox:
+    """The question shown (``window``'s own, when given: an earlier test's may linger)."""
     def shown() -> list:
         return [w for w in QApplication.topLevelWidgets()
-                if w.objectName() == "asrDownloadQuestion" and w.isVisible()]
+                if w.objectName() == "asrDownloadQuestion" and w.isVisible()
+                and (window is None or w.parentWidget() is window)]
 
     qtbot.waitUntil(lambda: bool(shown()), timeout=3000)
     return shown()[0]
@@ -111,6 +113,44 @@ def test_generate_with_an_empty_transcript_asks_too(qtbot, tmp_path, clip):
     window.cloneView.form.generateButton.click()
     question(qtbot)
     assert not controller.named("render")
+
+
+OFFLINE = ("Cannot download openai/whisper-large-v3-turbo from the Hugging Face hub; check "
+           "your connection and try again.")
+
+
+def offline(repo, on_progress=None, cancel=None):
+    raise UserError(OFFLINE)
+
+
+@pytest.mark.parametrize("asked_by", ["generate", "transcribe"])
+def test_a_failed_download_is_said_whole_beside_the_button_that_asked(qtbot, tmp_path, clip,
+                                                                     asked_by, speech):
+    """Review 2: offline, Generate's download failed only on the status bar, cut off at
+    1024 px and not red; it is said whole by the button that asked, and in red below."""
+    import soundfile as sf
+
+    other_clip = tmp_path / "another.wav"
+    sf.write(other_clip, speech(1.5, seed=2), 24000)
+    window, controller = make_window(qtbot, tmp_path, offline, on_disk=lambda model: None)
+    window.modelStatus.ready("/m/OmniVoice")
+    view = window.cloneView
+    view.reference.set_reference(clip)
+    view.form.textEdit.setPlainText("Hello there.")
+    button = view.form.generateButton if asked_by == "generate" else view.reference.transcribeButton
+    button.click()
+    box = question(qtbot, window)
+    box.findChild(type(box.buttons()[0]), "asrDownloadButton").click()
+    status = window.statusBarWidget
+    qtbot.waitUntil(lambda: status.message() == OFFLINE, timeout=5000)
+    assert status.is_error() and status.messageLabel.toolTip() == OFFLINE
+    beside, other = ((view.form.message, view.reference.message) if asked_by == "generate"
+                     else (view.reference.message, view.form.message))
+    assert beside.text() == OFFLINE and beside.is_error() and beside.isVisible()
+    assert OFFLINE not in other.text()
+    assert not controller.named("render") and not controller.named("transcribe")
+    view.reference.set_reference(other_clip)  # the sentence was about the old clip
+    assert OFFLINE not in beside.text() and not status.is_error()
 
 
 def test_a_missing_whisper_is_one_sentence_and_never_a_silent_download(monkeypatch, tmp_path):

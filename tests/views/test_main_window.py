@@ -113,6 +113,25 @@ def test_failure_goes_to_the_view_and_the_status_bar(window, controller):
     assert "not loaded" in window.findChild(QLabel, "statusMessage").text()
 
 
+def test_an_error_goes_from_the_status_bar_once_a_clip_loads(window, controller, tmp_path,
+                                                             speech):
+    """Review 2: a red sentence (the last session's end, a failed render) stayed through
+    later actions; the next thing that works (here a clip loaded) moves the status on."""
+    from studio.crash import ABNORMAL_END, abnormal_end_message
+
+    status = window.statusBarWidget
+    window.show_notice(ABNORMAL_END, details=abnormal_end_message(tmp_path / "studio.log"))
+    assert status.is_error() and status.messageLabel.text() == "⚠ " + ABNORMAL_END
+    assert str(tmp_path / "studio.log") in status.messageLabel.toolTip()
+    assert window.cloneView.reference.set_reference(_clip(tmp_path / "voice.wav", speech))
+    assert not status.is_error() and status.message() == ""
+    job = _design_request(window)
+    job.report("failed", "The model is not loaded yet; wait for it.")
+    assert status.is_error()
+    assert window.designView.reference.set_reference(_clip(tmp_path / "other.wav", speech, 1))
+    assert not status.is_error()
+
+
 def test_cancel_cancels_that_views_jobs(window, controller):
     job = _design_request(window)
     window.designView.form.cancelButton.click()

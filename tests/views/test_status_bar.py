@@ -106,3 +106,42 @@ def test_errors_are_styled_apart_from_messages(bar):
     assert bar.is_error() and "The model is not loaded yet." in message.text()
     assert message.styleSheet() != plain and "#b71c1c" in message.styleSheet()
     assert message.toolTip() == "The model is not loaded yet."
+
+
+LONG = ("Cannot download openai/whisper-large-v3-turbo from the Hugging Face hub; check your "
+        "connection and try again, or choose a model folder in Settings.")
+
+
+def test_a_cut_off_message_is_whole_in_its_tooltip_and_on_a_click(qtbot, bar, monkeypatch):
+    """Review 2: at 1024 px the status line was cut off; hovering or clicking shows it all."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtWidgets import QToolTip
+
+    bar.resize(520, 30)
+    bar.show()
+    qtbot.waitExposed(bar)
+    bar.show_error(LONG)
+    label = bar.messageLabel
+    assert label.is_elided(), "the sentence does not fit: it is cut at a word with …"
+    assert label.toolTip() == LONG
+    shown = []
+    monkeypatch.setattr(QToolTip, "showText", lambda *args: shown.append(args[1]))
+    qtbot.mouseClick(label, Qt.MouseButton.LeftButton, pos=QPoint(20, label.height() // 2))
+    assert shown == [LONG]
+
+
+def test_a_short_form_keeps_the_whole_sentence_in_the_tooltip(bar):
+    from studio.crash import ABNORMAL_END, abnormal_end_message
+
+    bar.show_error(ABNORMAL_END, details=abnormal_end_message(None))
+    assert bar.messageLabel.text() == "⚠ " + ABNORMAL_END and bar.message() == ABNORMAL_END
+    assert bar.messageLabel.toolTip() == abnormal_end_message(None)
+
+
+def test_move_on_clears_an_error_but_not_a_message(bar):
+    bar.show_error("The render failed.")
+    bar.move_on()
+    assert not bar.is_error() and bar.message() == ""
+    bar.show_message("Rendered 1 take.")
+    bar.move_on()
+    assert bar.message() == "Rendered 1 take."
