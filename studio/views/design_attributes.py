@@ -121,6 +121,9 @@ class DesignAttributes(QWidget):
         self.feedback.setWordWrap(True)
         self.feedback.setTextFormat(Qt.TextFormat.RichText)
         self.feedback.setAccessibleName("How the description was read")
+        # Its line is kept while it has nothing to say: hidden, the page grew shorter, the
+        # scroll bar went and the pickers moved under the pointer (review 2, item 11).
+        self.feedback.setMinimumHeight(self._one_line_height())
 
         self.combos: dict[str, QComboBox] = {}
         grid = QGridLayout()
@@ -206,6 +209,13 @@ class DesignAttributes(QWidget):
         layout.addSpacing(4)
         layout.addWidget(box)
         self._refresh()
+
+    def _one_line_height(self) -> int:
+        """The feedback's height with one line in it (bold words and the ✓ included)."""
+        self.feedback.setText("<b>✓ Understood</b>")
+        height = self.feedback.sizeHint().height()
+        self.feedback.setText("")
+        return height
 
     # ------------------------------------------------------------------ reading
     def selection(self) -> dict[str, str | None]:
@@ -438,7 +448,6 @@ class DesignAttributes(QWidget):
         self.feedback.setText("&nbsp;&nbsp;&nbsp;".join(parts))
         # The sentence `synth --describe` and `serve` answer with for this description.
         self.feedback.setToolTip(match.problem or "")
-        self.feedback.setVisible(bool(parts))
         self.feedback.setAccessibleDescription(re.sub(r"<[^>]+>|&nbsp;", " ", self.feedback.text()))
 
     def _kept_picks(self, match: DescriptionMatch) -> list[str]:
