@@ -93,3 +93,15 @@ def test_a_refusal_about_the_text_stays_when_the_clip_changes(window, clips):
     window.cloneView.reference.set_reference(silence)
     assert "split it into parts" in window.cloneView.form.message_text()
     assert "split it into parts" in window.statusBarWidget.message()
+
+
+def test_a_refusal_about_the_text_goes_once_the_text_is_fixed(window, clips):
+    """Review 2 (new user), item 4: an input's sentence follows the input, never stale."""
+    _silence, me = clips
+    generate(window, me, "Word. " * (MAX_TEXT_CHARS // 6 + 10))
+    form = window.cloneView.form
+    assert "split it into parts" in form.message_text()
+    form.textEdit.setPlainText("Word. " * (MAX_TEXT_CHARS // 6 + 20))  # still too long
+    assert "split it into parts" in form.message_text()
+    form.textEdit.setPlainText("Short enough now.")
+    assert form.message_text() == ""

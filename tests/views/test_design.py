@@ -286,7 +286,7 @@ def test_state_round_trip(qtbot, tmp_path):
 
 def test_the_missing_text_error_goes_once_the_person_leaves_the_view(view):
     """As in Clone (review 6, item 3): a stale "type the text" read as a new problem."""
-    from studio.views.design_view import NO_TEXT
+    from studio.views.generate_form import NO_TEXT
 
     view.show()
     assert view.build_request() is None
