@@ -47,3 +47,20 @@ def test_the_description_feedback_keeps_its_line_when_it_has_nothing_to_say(qtbo
     qtbot.wait(100)
     assert attributes.feedback.text() == ""
     assert age.mapTo(window, age.rect().topLeft()) == before
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1366, 768)])
+def test_a_pick_beside_a_description_leaves_the_pickers_where_they_were(qtbot, tmp_path, size):
+    """The picks a description did not set are named under the pickers: named above them,
+    in the description's feedback, a second line pushed every picker down."""
+    window = fake_window(qtbot, tmp_path, size=size)
+    window.show_view("design")
+    attributes = window.designView.attributes
+    attributes.set_description("an old woman with a british accent")
+    qtbot.wait(100)
+    before = _places(window)
+    pitch = attributes.combos["pitch"]
+    pitch.setCurrentIndex(pitch.findText("Low"))
+    qtbot.wait(100)
+    assert "low pitch" in attributes.keptNote.text()
+    assert _places(window) == before
