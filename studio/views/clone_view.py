@@ -25,7 +25,6 @@ from studio.views.widgets.scroll_anchor import ScrollAnchor
 
 STATE_PREFIX = "clone"
 NO_REFERENCE = "Choose a reference clip to clone, or use the Design view."
-NO_TEXT = "Type the text the voice should say."
 WAITING_FOR_CLEANUP = "Generating once the clip is cleaned…"
 # While no clip is loaded: the other way in, for someone with no recording.
 DESIGN_INSTEAD = ('No recording? <a href="design">Design a voice from a description →</a>')
@@ -89,6 +88,7 @@ class CloneView(JobSlots, QWidget):
         self._textAnchor = ScrollAnchor(self.form.scroll, self.form.textEdit)
         self.reference.resizing.connect(self._textAnchor.hold)
 
+        self.form.set_input_check(self._missing_clip)
         self.form.generate_requested.connect(self._generate)
         self.form.cancel_requested.connect(self.cancel_requested)
         self.reference.transcribe_requested.connect(self._transcribe)
@@ -102,21 +102,19 @@ class CloneView(JobSlots, QWidget):
         self._sync_cleanup()
 
     # ------------------------------------------------------------------ intents
+    def _missing_clip(self) -> tuple[str, QWidget] | None:
+        """The form's input check for this view: a clip comes before the text."""
+        if self.reference.reference() is None:
+            return NO_REFERENCE, self.reference.refPathEdit
+        return None
+
     def build_request(self) -> RenderRequest | None:
         """The request for the current inputs, or None after saying inline what is missing."""
-        reference = self.reference.reference()
-        if reference is None:
-            self.form.show_missing(NO_REFERENCE)
-            self.reference.refPathEdit.setFocus(Qt.FocusReason.OtherFocusReason)
+        if not self.form.inputs_ready():
             return None
         fields = self.form.request_fields()
-        if not fields["text"].strip():
-            self.form.show_missing(NO_TEXT)
-            self.form.textEdit.setFocus(Qt.FocusReason.OtherFocusReason)
-            return None
-        self.form.clear_message()
         return RenderRequest(
-            reference=reference,
+            reference=self.reference.reference(),
             ref_text=self.reference.transcript(),
             instruct=None,
             mode="clone",
@@ -161,8 +159,7 @@ class CloneView(JobSlots, QWidget):
             "noise" in self.cleanup.steps() and self._voice is None)
 
     def _reference_changed(self, path: Path | None) -> None:
-        if path is not None and self.form.message_text() == NO_REFERENCE:
-            self.form.clear_message()
+        self.form.recheck()  # "Choose a reference clip" goes; what is still missing stays
         self.clip_changed()  # "silence.wav is completely silent" was about the clip that went
         self.voiceMessage.clear_message()  # it was about the clip (or voice) that went
         voices_dir = self.voices.library().voices_dir

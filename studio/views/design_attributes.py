@@ -42,6 +42,7 @@ from studio.engine.describe import (
 from studio.engine.instruct import CATEGORIES, InstructItem, normalize_instruct, text_wants_chinese
 from studio.errors import UserError
 from studio.views.undo import FormSnapshot, push_edit
+from studio.views.widgets.fitted_height import FitsItsWidth
 
 UNSET = "—"
 _BY_KEY = {c.key: c for c in CATEGORIES}
@@ -81,7 +82,7 @@ UNKNOWN_UNDERLINE = QColor("#c62828")
 CONFLICT_BACKGROUND = QColor("#f9d6d5")
 
 
-class DesignAttributes(QWidget):
+class DesignAttributes(FitsItsWidth, QWidget):  # a feedback wrapped in two lines: room for both
     """The voice-design pickers; ``instruct()`` is the normalised instruct or None."""
 
     changed = Signal()
@@ -121,6 +122,17 @@ class DesignAttributes(QWidget):
         self.feedback.setWordWrap(True)
         self.feedback.setTextFormat(Qt.TextFormat.RichText)
         self.feedback.setAccessibleName("How the description was read")
+        # Its line is kept while it has nothing to say: hidden, the page grew shorter, the
+        # scroll bar went and the pickers moved under the pointer (review 2, item 11).
+        self.feedback.setMinimumHeight(self._one_line_height())
+        # The picks a description in the box did not set, under the pickers: a pick changes
+        # it, and above them its second line moved every picker under the pointer.
+        self.keptNote = QLabel()
+        self.keptNote.setObjectName("keptPicksNote")
+        self.keptNote.setWordWrap(True)
+        self.keptNote.setTextFormat(Qt.TextFormat.RichText)
+        self.keptNote.setAccessibleName("Picks kept beside the description")
+        self.keptNote.hide()
 
         self.combos: dict[str, QComboBox] = {}
         grid = QGridLayout()
@@ -203,9 +215,17 @@ class DesignAttributes(QWidget):
         layout.addWidget(self.feedback)
         layout.addSpacing(4)
         layout.addLayout(grid)
+        layout.addWidget(self.keptNote)
         layout.addSpacing(4)
         layout.addWidget(box)
         self._refresh()
+
+    def _one_line_height(self) -> int:
+        """The feedback's height with one line in it (bold words and the ✓ included)."""
+        self.feedback.setText("<b>✓ Understood</b>")
+        height = self.feedback.sizeHint().height()
+        self.feedback.setText("")
+        return height
 
     # ------------------------------------------------------------------ reading
     def selection(self) -> dict[str, str | None]:
@@ -442,13 +462,14 @@ class DesignAttributes(QWidget):
             parts.append(("Your picks replace: " if len(replaced) > 1 else "Your pick replaces: ")
                          + " · ".join(replaced))
         kept = self._kept_picks(match)
-        if kept:  # a review found an earlier accent kept silently under a new description
-            parts.append("Also kept from your picks: <b>" + "</b> · <b>".join(kept)
-                         + "</b> (set a picker to — to drop it)")
+        # A review found an earlier accent kept silently under a new description.
+        self.keptNote.setText("Also kept from your picks: <b>" + "</b> · <b>".join(kept)
+                              + "</b> (set a picker to — to drop it)" if kept else "")
+        self.keptNote.setVisible(bool(kept))
+        self.keptNote.setAccessibleDescription(re.sub(r"<[^>]+>", "", self.keptNote.text()))
         self.feedback.setText("&nbsp;&nbsp;&nbsp;".join(parts))
         # The sentence `synth --describe` and `serve` answer with for this description.
         self.feedback.setToolTip(match.problem or "")
-        self.feedback.setVisible(bool(parts))
         self.feedback.setAccessibleDescription(re.sub(r"<[^>]+>|&nbsp;", " ", self.feedback.text()))
 
     def _kept_picks(self, match: DescriptionMatch) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from studio.errors import UserError
@@ -23,7 +23,6 @@ from studio.views.widgets.labels import heading_label, hint_label
 from studio.views.widgets.page import headed_content, rule
 
 STATE_PREFIX = "design"
-NO_TEXT = "Type the text the voice should say."
 REFERENCE_NOTE = (
     "With a reference clip, a consistent instruct steadies the clone; "
     "where they conflict, the reference wins."
@@ -85,18 +84,15 @@ class DesignView(JobSlots, QWidget):
     # ------------------------------------------------------------------ intents
     def build_request(self) -> RenderRequest | None:
         """The request for the current inputs, or None after saying inline what is missing."""
-        fields = self.form.request_fields()
-        if not fields["text"].strip():
-            self.form.show_missing(NO_TEXT)
-            self.form.textEdit.setFocus(Qt.FocusReason.OtherFocusReason)
+        if not self.form.inputs_ready():
             return None
+        fields = self.form.request_fields()
         try:
             instruct = self.attributes.instruct()
         except UserError as exc:  # the pickers prevent this; say it rather than crash
             self.form.show_message(str(exc))
             return None
         reference = self.reference.reference()
-        self.form.clear_message()
         return RenderRequest(
             instruct=instruct,
             reference=reference,

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.engine.items import SynthesisItem, check_item
 from studio.engine.options import (
     DEFAULT_PRESET,
     MAX_SECONDS,
@@ -50,6 +51,7 @@ from studio.engine.options import (
     GenerationOptions,
 )
 from studio.engine.text import NONVERBAL_TAGS, PAUSE_TAGS
+from studio.errors import UserError
 from studio.views.live_preview import LivePreview
 from studio.views.progress_text import (
     CANCELLING,
@@ -64,6 +66,7 @@ from studio.views.widgets.labels import MessageLabel, hint_label
 from studio.views.widgets.language_picker import LanguagePicker
 from studio.views.widgets.page import ContentLayout
 from studio.views.widgets.reflow import ReflowRow
+from studio.views.widgets.scroll_anchor import EndAnchor
 from studio.views.words import tag_words
 
 # What each preset (studio.engine.options.PRESETS: name -> steps) is for, on its button.
@@ -76,6 +79,7 @@ LENGTH_MODES = ("natural", "speed", "duration")
 MAX_TAKES = 8
 DONE_SHOWN_MS = 4000  # "Done" then gives the bar back to the model's state
 FIELD_WIDTH = 120
+NO_TEXT = "Type the text the voice should say."
 PRONUNCIATION_HINT = (
     "Pronunciation: pinyin with tone digits (ni3 hao3), "
     "CMU phonemes in brackets ([B EY1 S])."
@@ -134,6 +138,9 @@ class GenerateForm(QWidget):
         self._idle_text, self._blocked = "Ready", ""
         self._above = 0  # widgets a view put above the text (add_above)
         self._missing = ""  # the message about an input Generate found missing, while shown
+        # The view's check of its own inputs (a clip): the first one missing, as its
+        # sentence and the control to fix it in, or None; the form checks the text itself.
+        self._check: Callable[[], tuple[str, QWidget] | None] = lambda: None
         self.doneTimer = QTimer(self)
         self.doneTimer.setSingleShot(True)
         self.doneTimer.setInterval(DONE_SHOWN_MS)
@@ -312,6 +319,7 @@ class GenerateForm(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self.scroll, 1)
         layout.addWidget(self.actionBar)
+        self._endAnchor = EndAnchor(self.scroll)  # a message coming keeps the last row whole
 
         self.generateShortcut = QShortcut(self)
         self.generateShortcut.setKeys([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
@@ -501,6 +509,7 @@ class GenerateForm(QWidget):
         self.takesSpin.valueChanged.connect(
             lambda takes: self.untilPassCheck.setEnabled(takes > 1))
         self.textEdit.textChanged.connect(self._update_count)
+        self.textEdit.textChanged.connect(self.recheck)
         self.textEdit.textChanged.connect(self._done_over)
         self.doneTimer.timeout.connect(self._done_over)
         self.set_preset(DEFAULT_PRESET)
@@ -762,16 +771,75 @@ class GenerateForm(QWidget):
         return self.progressBar.format()
 
     def show_message(self, text: str, error: bool = True) -> None:
+        if text != self.message_text():
+            self._endAnchor.hold()
         self.message.show_message(text, error)
 
     def clear_message(self) -> None:
+        self._endAnchor.hold()
         self.message.clear_message()
+
+    def set_input_check(self, check: Callable[[], tuple[str, QWidget] | None]) -> None:
+        """The view's check of its inputs besides the text: the first one missing (its
+        sentence and the control to fix it in), or None when all are given."""
+        self._check = check
+
+    def _missing_input(self) -> tuple[str, QWidget] | None:
+        """The first input Generate needs and does not have: the view's, then the text."""
+        found = self._check()
+        if found is None and not self.text().strip():
+            found = NO_TEXT, self.textEdit
+        return found
+
+    def input_problem(self) -> str:
+        """What is wrong with the inputs as they are now ("" when nothing): a missing one,
+        else what the engine refuses in the text (too long, a malformed tag)."""
+        found = self._missing_input()
+        if found is not None:
+            return found[0]
+        try:
+            check_item(SynthesisItem(text=self.text()))
+        except UserError as exc:
+            return str(exc)
+        return ""
+
+    def inputs_ready(self) -> bool:
+        """Generate's check: the first missing input said inline with the focus on its
+        control (False), else the last message cleared (True). The engine's refusals come
+        back from the render job (the status bar says them too)."""
+        found = self._missing_input()
+        if found is None:
+            self.clear_message()
+            self._missing = ""
+            return True
+        self.show_missing(found[0])
+        found[1].setFocus(Qt.FocusReason.OtherFocusReason)
+        return False
 
     def show_missing(self, text: str) -> None:
         """An input Generate needs is missing: said until it is given or the person
         leaves the view (coming back to a stale red sentence reads as a new problem)."""
         self.show_message(text)
         self._missing = text
+
+    def show_refusal(self, sentence: str) -> None:
+        """A render refused or failed: said as an error; one about the inputs as they are
+        (the text over the limit) is followed like a missing input, going once fixed."""
+        self.show_message(sentence)
+        self._missing = sentence if sentence == self.input_problem() else ""
+
+    def recheck(self) -> None:
+        """An input changed: a sentence about the inputs is replaced by what the check
+        says now, and goes when nothing is wrong (a review found "Type the text" still
+        there under 25,000 pasted characters)."""
+        if not self._missing or self.message_text() != self._missing:
+            return
+        problem = self.input_problem()
+        if not problem:
+            self.clear_message()
+            self._missing = ""
+        elif problem != self._missing:
+            self.show_missing(problem)
 
     def hideEvent(self, event) -> None:
         if not event.spontaneous():  # not a minimised window: the view was left

@@ -45,7 +45,7 @@ class JobSlots:
         so it goes when another clip is chosen (``clip_changed``)."""
         self.form.reset_progress()
         self.form.livePreview.abort()
-        self.form.show_message(sentence)
+        self.form.show_refusal(sentence)
         self._clip_sentence = sentence if clip is not None else None
 
     def clip_changed(self) -> None:

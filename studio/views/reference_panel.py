@@ -38,6 +38,7 @@ from studio.sound.files import read_audio, write_audio_atomic
 from studio.views import file_dialogs
 from studio.views.clip_meter import ClipMeter
 from studio.views.play_state import play_icon, play_off
+from studio.views.remembered_text import RememberedText
 from studio.views.undo import UndoStack, push_edit
 from studio.views.widgets.fitted_height import FitsItsWidth
 from studio.views.widgets.labels import MessageLabel, hint_label
@@ -258,6 +259,8 @@ class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a nar
         transcriptHeader.addWidget(self.transcribeButton)
         self.note = hint_label(AUTO_TRANSCRIPT_NOTE)
         self.note.setObjectName("autoTranscriptNote")
+        # A clip's earlier transcript put back says so there, selected to type over.
+        self.remembered = RememberedText(self.refTextEdit, self.note)
         # A note about the transcript box, under it until a transcript is typed.
         self.transcriptMessage = MessageLabel()
         self.transcriptMessage.setObjectName("transcriptMessage")
@@ -387,7 +390,7 @@ class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a nar
             self._transcripts[previous] = typed
         remembered = self._transcripts.get(self._reference) if self._reference else None
         if previous is not None or (remembered and not typed.strip()):
-            self.refTextEdit.setPlainText(remembered or "")
+            self.remembered.fill(remembered or "", remembered=True)
 
     def set_transcript(self, text: str, clip: Path | None = None) -> bool:
         """Show a transcript (from the Transcribe job) and end the transcribing state.
@@ -467,8 +470,8 @@ class ReferencePanel(FitsItsWidth, QWidget):  # its wrapped lines whole on a nar
 
     def set_recogniser_size(self, size: str | None) -> None:
         """The speech recogniser's download size while it is missing (None: it is here)."""
-        self.note.setText(AUTO_TRANSCRIPT_NOTE if size is None
-                          else AUTO_TRANSCRIPT_DOWNLOAD.format(size=size))
+        self.remembered.set_note(AUTO_TRANSCRIPT_NOTE if size is None
+                                 else AUTO_TRANSCRIPT_DOWNLOAD.format(size=size))
 
     # ------------------------------------------------------------------ intents
     def browse(self) -> None:

@@ -69,6 +69,13 @@ RELOAD_KEYS = frozenset({
     "model/source", "model/device", "model/precision",
     "cache/disk", "cache/disk_items", "cache/memory_items", "asr/model",
 })
+# Of those, the two that unload a working model only once the person says so (the inline
+# Reload the model / Keep as it is question); the others reload at once.
+ASK_FIRST_KEYS = frozenset({"model/device", "model/precision"})
+# The page's header, true to both: a review found it promising a reload precision asks about.
+RELOAD_HEADER = ("Changes are saved at once. A new model, voice prompt cache setting or "
+                 "transcription model reloads the model straight away; a new device or "
+                 "precision asks first while a model is working.")
 RELOAD_DELAY_MS = 400
 COMBO_MIN_WIDTH = 180  # a settings combo narrower than its longest item cuts it
 ROW_MARGIN = 60  # px kept under a row show_setting scrolls to (its hint, the next row's top)
@@ -156,9 +163,9 @@ class SettingsView(QWidget):
         layout.setContentsMargins(24, 18, 24, 24)
         layout.setSpacing(6)
         layout.addWidget(heading_label("Settings", size_delta=5))
-        layout.addWidget(hint_label(
-            "Changes are saved at once; changing the model, device, precision, cache or "
-            "transcription model reloads the model."))
+        self.header = hint_label(RELOAD_HEADER)
+        self.header.setObjectName("settingsHeader")
+        layout.addWidget(self.header)
         layout.addSpacing(8)
         layout.addWidget(self._model_section())
         layout.addWidget(self._backend_section())

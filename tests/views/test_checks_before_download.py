@@ -94,3 +94,15 @@ def test_a_refusal_about_the_text_stays_when_the_clip_changes(window, clips):
     # The form keeps it, beside the text it is about; the status bar moves on with the new
     # clip (it keeps no error past the user's next action).
     assert "split it into parts" in window.cloneView.form.message_text()
+
+
+def test_a_refusal_about_the_text_goes_once_the_text_is_fixed(window, clips):
+    """Review 2 (new user), item 4: an input's sentence follows the input, never stale."""
+    _silence, me = clips
+    generate(window, me, "Word. " * (MAX_TEXT_CHARS // 6 + 10))
+    form = window.cloneView.form
+    assert "split it into parts" in form.message_text()
+    form.textEdit.setPlainText("Word. " * (MAX_TEXT_CHARS // 6 + 20))  # still too long
+    assert "split it into parts" in form.message_text()
+    form.textEdit.setPlainText("Short enough now.")
+    assert form.message_text() == ""

@@ -15,7 +15,8 @@ from studio.audio.recorder import Recorder
 from studio.service.requests import RenderRequest
 from studio.settings import Settings
 from studio.sound.files import write_audio_atomic
-from studio.views.clone_view import NO_REFERENCE, NO_TEXT, CloneView
+from studio.views.clone_view import NO_REFERENCE, CloneView
+from studio.views.generate_form import NO_TEXT
 
 PLAYABLE = AudioStatus(True, None, [(0, "Speakers")], [(1, "Microphone")])
 

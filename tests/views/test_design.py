@@ -171,13 +171,16 @@ def test_a_pick_the_description_did_not_set_is_named_as_kept(attributes):
     """Review 6: "a young boy with a squeaky voice" kept an earlier British accent silently
     (and set no age)."""
     feedback = attributes.findChild(QLabel, "descriptionFeedback")
+    kept = attributes.findChild(QLabel, "keptPicksNote")  # under the pickers
     attributes.set_selection({"accent": "british accent"})
     attributes.set_description("a young boy with a squeaky voice")
     assert attributes.selection()["age"] == "child"
     assert attributes.selection()["accent"] == "british accent"
-    assert "Also kept from your picks: <b>british accent</b>" in feedback.text()
+    assert "Also kept from your picks: <b>british accent</b>" in kept.text()
+    assert not kept.isHidden() and "Understood" in feedback.text()
     attributes.combos["accent"].setCurrentIndex(0)  # —: dropped, and no longer named
-    assert "Also kept" not in feedback.text() and "Understood" in feedback.text()
+    assert "Also kept" not in kept.text() and kept.isHidden()
+    assert "Understood" in feedback.text()
 
 
 def test_a_pick_over_the_words_is_named_as_replacing_them(attributes):
@@ -306,7 +309,7 @@ def test_state_round_trip(qtbot, tmp_path):
 
 def test_the_missing_text_error_goes_once_the_person_leaves_the_view(view):
     """As in Clone (review 6, item 3): a stale "type the text" read as a new problem."""
-    from studio.views.design_view import NO_TEXT
+    from studio.views.generate_form import NO_TEXT
 
     view.show()
     assert view.build_request() is None

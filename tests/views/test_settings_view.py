@@ -341,3 +341,38 @@ def test_model_rows_fit_the_narrowest_view(qtbot, settings):
         top = combo.mapTo(view, combo.rect().topLeft())
         beside = label.mapTo(view, label.rect().topRight())
         assert top.x() > beside.x() and abs(top.y() - beside.y()) < combo.height(), label.text()
+
+
+# Each row the header names, and how its new value reaches the settings: the header must
+# say of each what it does (a review found it promising a reload that precision asks about).
+_RELOAD_ROWS = {
+    "model/device": lambda v: v.deviceCombo.setCurrentIndex(v.deviceCombo.findData("cpu")),
+    "model/precision": lambda v: v.precisionCombo.setCurrentIndex(
+        v.precisionCombo.findData("fp32")),
+    "model/source": lambda v: v.set_source("/models/Other"),
+    "cache/disk": lambda v: v.diskCacheCheck.setChecked(not v.diskCacheCheck.isChecked()),
+    "cache/disk_items": lambda v: v.diskItemsSpin.setValue(v.diskItemsSpin.value() + 1),
+    "cache/memory_items": lambda v: v.memoryItemsSpin.setValue(v.memoryItemsSpin.value() + 1),
+    "asr/model": lambda v: (v.asrEdit.setText("openai/whisper-small"),
+                            v.asrEdit.editingFinished.emit()),
+}
+
+
+@pytest.mark.parametrize("key", sorted(_RELOAD_ROWS))
+def test_the_header_says_what_each_model_setting_does(qtbot, settings, key):
+    from studio.views.settings_view import ASK_FIRST_KEYS, RELOAD_KEYS
+
+    assert set(_RELOAD_ROWS) == RELOAD_KEYS  # every row that reloads is checked here
+    view = make_view(qtbot, settings)
+    view.set_model_ready(True)  # a model is working: the case the header is about
+    header = view.header.text()
+    at_once, asking = header.split("; ", 1)  # the two halves of the header's sentence
+    with qtbot.assertNotEmitted(view.reload_requested, wait=600) if key in ASK_FIRST_KEYS \
+            else qtbot.waitSignal(view.reload_requested, timeout=2000):
+        _RELOAD_ROWS[key](view)
+    assert view.reloadConfirm.isVisibleTo(view) == (key in ASK_FIRST_KEYS)
+    word = {"model/source": "model", "asr/model": "transcription model"}.get(
+        key, "voice prompt cache" if key.startswith("cache/") else key.split("/")[1])
+    said = asking if key in ASK_FIRST_KEYS else at_once  # the half that names the row
+    assert any(f"{lead}{word}" in said for lead in ("new ", ", ", "or ")), (key, header)
+    assert ("asks first" in said) == (key in ASK_FIRST_KEYS), header

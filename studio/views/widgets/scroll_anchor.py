@@ -59,3 +59,40 @@ class ScrollAnchor(QObject):
     def _let_go(self) -> None:
         self._restore()
         self._held = None
+
+
+class EndAnchor(QObject):
+    """Keeps the end of a scroll area's page in view while a line pinned under the area
+    comes or grows (a form's message above Generate): scrolled to the end, the person saw
+    the last row whole, and the taller line cut it in half as if drawn over it."""
+
+    def __init__(self, scroll: QScrollArea):
+        super().__init__(scroll)
+        self._scroll = scroll
+        self._holding = False
+        self._release = QTimer(self)
+        self._release.setSingleShot(True)
+        self._release.setInterval(SETTLE_MS)
+        self._release.timeout.connect(self._let_go)
+        scroll.verticalScrollBar().rangeChanged.connect(self._again)
+
+    def hold(self) -> None:
+        """Call before the change: when the page shows its end now, it still will after."""
+        bar = self._scroll.verticalScrollBar()
+        if self._holding or (self._scroll.isVisible() and bar.value() >= bar.maximum()):
+            self._holding = True
+            self._release.start()
+            QTimer.singleShot(0, self._restore)
+
+    def _again(self, _low: int, _high: int) -> None:
+        if self._holding:
+            self._restore()
+
+    def _restore(self) -> None:
+        if self._holding:
+            bar = self._scroll.verticalScrollBar()
+            bar.setValue(bar.maximum())
+
+    def _let_go(self) -> None:
+        self._restore()
+        self._holding = False
