@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from html import escape
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QStandardItemModel, QTextCharFormat, QTextCursor
@@ -41,6 +40,7 @@ from studio.engine.describe import (
 )
 from studio.engine.instruct import CATEGORIES, InstructItem, normalize_instruct, text_wants_chinese
 from studio.errors import UserError
+from studio.views.design_feedback import UNKNOWN_HEX, feedback_html, kept_html, kept_picks
 from studio.views.undo import FormSnapshot, push_edit
 from studio.views.widgets.fitted_height import FitsItsWidth
 
@@ -77,7 +77,7 @@ def item_label(category: str, item: InstructItem) -> str:
 
 # ---------------------------------------------------------------- widget
 
-UNKNOWN_BACKGROUND = QColor("#fdecc8")
+UNKNOWN_BACKGROUND = QColor(UNKNOWN_HEX)
 UNKNOWN_UNDERLINE = QColor("#c62828")
 CONFLICT_BACKGROUND = QColor("#f9d6d5")
 
@@ -435,50 +435,15 @@ class DesignAttributes(FitsItsWidth, QWidget):  # a feedback wrapped in two line
             selections.append(selection)
         self.describeEdit.setExtraSelections(selections)
 
-        parts = []
-        understood, replaced = [], []
-        selection = self.selection()
-        for category in CATEGORY_KEYS:
-            if category in match.values:
-                words = _shown_item(category, match.values[category])
-                if selection[category] == match.values[category]:
-                    understood.append(words)
-                else:  # a pick made after the words: the instruct says the pick
-                    picked = selection[category]
-                    replaced.append(f"<b>{words}</b> → <b>"
-                                    f"{_shown_item(category, picked) if picked else '—'}</b>")
-        if understood:
-            parts.append("<span style='color:#2e7d32'>✓</span> Understood: <b>"
-                         + "</b> · <b>".join(understood) + "</b>")
-        if match.unknown:
-            words = " ".join(
-                f"<span style='background:{UNKNOWN_BACKGROUND.name()};color:#8a1c1c'>&nbsp;"
-                f"{escape(w)}&nbsp;</span>" for w in dict.fromkeys(match.unknown))
-            parts.append(f"Not understood: {words}")
-        if match.conflicts:
-            words = ", ".join(f"'{escape(s.text)}'" for s in match.conflicts)
-            parts.append(f"<span style='color:#c62828'>Ignored as conflicting: {words}</span>")
-        if replaced:  # a review found "Understood: male" shown under a Female pick
-            parts.append(("Your picks replace: " if len(replaced) > 1 else "Your pick replaces: ")
-                         + " · ".join(replaced))
-        kept = self._kept_picks(match)
+        kept = kept_picks(self.description(), match, self.selection())
         # A review found an earlier accent kept silently under a new description.
-        self.keptNote.setText("Also kept from your picks: <b>" + "</b> · <b>".join(kept)
-                              + "</b> (set a picker to — to drop it)" if kept else "")
+        self.keptNote.setText(kept_html(kept))
         self.keptNote.setVisible(bool(kept))
         self.keptNote.setAccessibleDescription(re.sub(r"<[^>]+>", "", self.keptNote.text()))
-        self.feedback.setText("&nbsp;&nbsp;&nbsp;".join(parts))
+        self.feedback.setText(feedback_html(match, self.selection()))
         # The sentence `synth --describe` and `serve` answer with for this description.
         self.feedback.setToolTip(match.problem or "")
         self.feedback.setAccessibleDescription(re.sub(r"<[^>]+>|&nbsp;", " ", self.feedback.text()))
-
-    def _kept_picks(self, match: DescriptionMatch) -> list[str]:
-        """The pickers' values that a description in the box did not set: they stay in the
-        instruct, so the feedback names them."""
-        if not self.description().strip():
-            return []
-        return [_shown_item(category, value) for category, value in self.selection().items()
-                if value is not None and category not in match.values]
 
     # ------------------------------------------------------------------ persistence
     def save_state(self, settings, prefix: str = "design") -> None:
@@ -496,8 +461,3 @@ class DesignAttributes(FitsItsWidth, QWidget):  # a feedback wrapped in two line
         if isinstance(stored, dict):
             self.set_selection({k: v for k, v in stored.items() if isinstance(v, str)})
 
-
-def _shown_item(category: str, key: str) -> str:
-    """An attribute's words as the feedback shows them (escaped)."""
-    item = next(i for i in _BY_KEY[category].items if item_key(i) == key)
-    return escape(item.en or item_label(category, item))
