@@ -29,8 +29,9 @@ def build_export_row(view) -> None:
     """The export row's widgets, as attributes of ``view``."""
     view.exportEdit = QLineEdit()
     view.exportEdit.setObjectName("exportPathEdit")
-    view.exportEdit.setPlaceholderText("The mixed track: .wav, .flac, .ogg or .mp3, or an "
-                                       ".m4b audiobook")
+    view.exportEdit.setPlaceholderText("Mixed track (.wav, .mp3, .m4b…)")  # whole at 1024 px
+    view.exportEdit.setToolTip("Where the mixed track goes: a .wav, .flac, .ogg or .mp3 file, "
+                               "or an .m4b audiobook with chapters")
     view.stemsCheck = QCheckBox("Stems")
     view.stemsCheck.setObjectName("exportStemsCheck")
     view.stemsCheck.setToolTip("One track per speaker, the mix's length, in a folder "

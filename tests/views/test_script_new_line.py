@@ -121,6 +121,10 @@ def test_the_script_page_at_1024x640_keeps_its_voice_column_and_a_whole_hint(qtb
     room = edit.contentsRect().width() - edit.textMargins().left() - edit.textMargins().right()
     assert edit.fontMetrics().horizontalAdvance(edit.placeholderText()) < room - 8
     assert ".vtt" in edit.toolTip(), "the whole wording in the tooltip"
+    mix = view.exportEdit  # cut at "…or .mp3…" before (review 9, the script helper's note)
+    room = mix.contentsRect().width() - mix.textMargins().left() - mix.textMargins().right()
+    assert mix.fontMetrics().horizontalAdvance(mix.placeholderText()) < room - 8
+    assert ".flac" in mix.toolTip() and ".m4b" in mix.toolTip()
 
     script = tmp_path / "talk.txt"
     script.write_text("Alice: Hello Bob, nice day.\nBob: It is indeed.\n", encoding="utf-8")
