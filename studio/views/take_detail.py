@@ -99,6 +99,7 @@ class TakeDetail(QFrame):
         self.setObjectName("takeDetail")
         self._notes_for: str | None = None  # the take the notes editor holds
         self._waveform_for: str | None = None  # the take the waveform was last loaded with
+        self._shown: str | None = None  # the take the details show
         self._build()
         self._connect()
 
@@ -280,6 +281,11 @@ class TakeDetail(QFrame):
         """
         take = row.take if row else None
         self.setEnabled(take is not None)
+        if take is not None and take.id != self._shown:
+            # Another take: its name, waveform and Play first. A review found a new take's
+            # Play half hidden, the details left scrolled down to the last one's judgements.
+            self.scroll.verticalScrollBar().setValue(0)
+        self._shown = take.id if take is not None else None
         self.judgementsSection.setVisible(judging and take is not None)
         if judging and take is not None:
             self.judgementsSection.show_judgement(row.judged, take.settings.text)

@@ -389,3 +389,24 @@ def test_the_best_of_equal_scores_is_first_in_either_order(writer):
     takes = writer.list()
     for order in (NEWEST, BEST):
         assert arrange(takes, {}, order)[0].take.id == best.id, order
+
+
+def test_another_take_shows_its_play_row_not_the_last_ones_judgements(qtbot, make_panel, batch):
+    """Review 9 (item 10): after reading a take's judgements, the next take's details opened
+    scrolled down with its waveform and Play half hidden."""
+    panel = make_panel()
+    panel.resize(360, 480)
+    panel.show()
+    qtbot.waitExposed(panel)
+    _old, takes = batch
+    panel.select_ids([takes[0].id])
+    scroll = panel.detail.scroll.verticalScrollBar()
+    panel.detail.judgementsSection.set_expanded(True)
+    qtbot.waitUntil(lambda: scroll.maximum() > 0)  # more than the details' room
+    scroll.setValue(scroll.maximum())  # read down to the last judge
+    panel.select_ids([takes[1].id])
+    assert scroll.value() == 0
+    scroll.setValue(scroll.maximum())
+    kept = scroll.value()
+    panel.refresh()  # the same take shown again keeps its place
+    assert kept > 0 and scroll.value() == kept
