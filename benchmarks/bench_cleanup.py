@@ -12,7 +12,6 @@ Usage (from the repository root)::
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -22,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_judges import (  # after the path: run as a script
+    report,
     rss_mib,
     speech_10s,
     threaded_args,
@@ -55,11 +55,7 @@ def main() -> None:
     out["all_with_speaker_check"] = {
         "load_cpu_s": round(time.process_time() - start, 3),
         **timed(lambda: speakers.clean(audio, rate, STEPS), args.repeats)}
-    out["peak_rss_MiB"] = round(rss_mib())
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.json_out:
-        Path(args.json_out).write_text(text + "\n")
+    report(out, args)
 
 
 if __name__ == "__main__":

@@ -76,6 +76,15 @@ def threaded_args(repeats: int) -> argparse.Namespace:
     return args
 
 
+def report(out: dict, args) -> None:
+    """A judging benchmark's results with its peak memory: printed, and to --json-out."""
+    out["peak_rss_MiB"] = round(rss_mib())
+    text = json.dumps(out, indent=1)
+    print(text)
+    if args.json_out:
+        Path(args.json_out).write_text(text + "\n")
+
+
 def main() -> None:
     args = threaded_args(5)
     out = {"torch_threads": args.threads, "audio_s": 10.0, "rss_torch_MiB": round(rss_mib()),
@@ -99,11 +108,7 @@ def main() -> None:
     out["voice_switch"] = timed(lambda: find_switch(encoder, audio, rate, ref), args.repeats)
     heard = TEXT.replace("brown ", "")
     out["words_diff"] = timed(lambda: judge_words(TEXT * 3, heard * 3), args.repeats)
-    out["peak_rss_MiB"] = round(rss_mib())
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.json_out:
-        Path(args.json_out).write_text(text + "\n")
+    report(out, args)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import statistics
 import sys
 import tempfile
@@ -35,7 +34,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_judges import TEXT, rss_mib, speech_10s, threaded_args  # after the path: run as a script
+from bench_judges import (  # after the path: run as a script
+    TEXT,
+    report,
+    rss_mib,
+    speech_10s,
+    threaded_args,
+)
 
 
 def clip_uri(speech, rate: int, seed: int, largest: bool = False) -> str:
@@ -97,11 +102,7 @@ def main() -> None:
                 out["clean_largest_cpu_s"] = round(speak(99, "all", largest=True), 3)
         finally:
             renderer.stop()
-    out["peak_rss_MiB"] = round(rss_mib())
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.json_out:
-        Path(args.json_out).write_text(text + "\n")
+    report(out, args)
 
 
 if __name__ == "__main__":
